@@ -1,0 +1,1 @@
+"""The pure retrieval core. Nothing under this package imports pygls or lsprotocol."""

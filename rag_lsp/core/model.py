@@ -1,0 +1,97 @@
+"""Plain data shared by every stage of the core.
+
+These types are deliberately dumb: frozen dataclasses with no behaviour beyond
+(de)serialisation, so the walk, the parser, the indexes and the cache can
+exchange them without knowing about each other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+# Definition kinds that the chunker treats as containers of other definitions.
+CLASS_LIKE_KINDS = frozenset(
+    {"class", "struct", "interface", "trait", "enum", "module", "impl", "namespace", "union", "type"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Definition:
+    """A named definition found by a language's tags query.
+
+    Lines are 1-based and inclusive; bytes are 0-based and end-exclusive,
+    both over the UTF-8 encoded file content.
+    """
+
+    name: str
+    qualname: str
+    kind: str
+    path: str
+    start_line: int
+    end_line: int
+    start_byte: int
+    end_byte: int
+    container: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    """A use of a name: a call (``kind="call"``) or another reference."""
+
+    name: str
+    path: str
+    line: int
+    kind: str = "call"
+
+
+@dataclass(frozen=True, slots=True)
+class Import:
+    """An import as written in the source (``module`` is the raw module text)."""
+
+    module: str
+    path: str
+    line: int
+    names: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A retrievable span of one file: a definition, part of one, or top-level code.
+
+    ``blob_id`` is git's object id of the whole file's content, so a chunk can
+    be traced to the exact file version it came from.
+    """
+
+    path: str
+    start_line: int
+    end_line: int
+    start_byte: int
+    end_byte: int
+    symbol: str | None
+    qualname: str | None
+    kind: str
+    language: str
+    blob_id: str
+    content: str
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Chunk:
+        return cls(**data)
+
+
+@dataclass(slots=True)
+class ParsedFile:
+    """Everything the core learns from one file's content."""
+
+    path: str
+    language: str
+    blob_id: str
+    chunks: list[Chunk] = field(default_factory=list)
+    definitions: list[Definition] = field(default_factory=list)
+    references: list[Reference] = field(default_factory=list)
+    imports: list[Import] = field(default_factory=list)
+    # A parse error message; the file was then chunked by line windows.
+    error: str | None = None
