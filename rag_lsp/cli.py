@@ -1,0 +1,160 @@
+"""The ``rag-lsp`` command line: ``index`` and ``context``.
+
+Exit codes (documented in README.md and docs/protocol.md):
+0 the command ran (an answer may still be empty: warnings say why),
+1 an unexpected internal error, 2 bad usage (argparse),
+3 a root that does not exist or is not a directory,
+4 an unreadable query file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+
+from rag_lsp import __version__
+from rag_lsp.core.context import DEFAULT_BUDGET_TOKENS, DEFAULT_TOP_K, ContextRequest, build_context
+from rag_lsp.core.index import Index, IndexStats
+
+EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_BAD_ROOT, EXIT_BAD_QUERY_FILE = 0, 1, 2, 3, 4
+
+
+class CliError(Exception):
+    """A user-facing failure with its exit code."""
+
+    def __init__(self, message: str, code: int) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="rag-lsp", description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--version", action="version", version=f"rag-lsp {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    cache = argparse.ArgumentParser(add_help=False)
+    cache.add_argument("--cache-dir", type=Path, help="cache directory (default: $RAG_LSP_CACHE_DIR or the XDG cache home)")
+    cache.add_argument("--no-cache", action="store_true", help="index in memory only")
+
+    index = commands.add_parser("index", parents=[cache], help="build or refresh the index of one or more roots")
+    index.add_argument("roots", nargs="+", type=Path, metavar="ROOT")
+    index.add_argument("--json", action="store_true", help="print statistics as JSON")
+
+    context = commands.add_parser("context", parents=[cache], help="print ranked context for a question")
+    context.add_argument("query", nargs="?", help="the question; use --query-file for long text")
+    context.add_argument("--root", type=Path, default=Path("."), help="workspace root (default: .)")
+    context.add_argument("--query-file", type=Path, help="read the question from a file ('-' for stdin)")
+    context.add_argument("--top-k", type=_positive, default=DEFAULT_TOP_K)
+    context.add_argument("--budget-tokens", type=_positive, default=DEFAULT_BUDGET_TOKENS)
+    context.add_argument("--json", action="store_true", help="print the JSON documented in docs/protocol.md")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr,
+                        format="rag-lsp: %(message)s")
+    try:
+        if args.command == "index":
+            return _index(args)
+        return _context(args)
+    except CliError as exc:
+        print(f"rag-lsp: {exc}", file=sys.stderr)
+        return exc.code
+    except KeyboardInterrupt:
+        return 130
+
+
+def _open_index(root: Path, args: argparse.Namespace) -> Index:
+    if not root.exists():
+        raise CliError(f"root does not exist: {root}", EXIT_BAD_ROOT)
+    if not root.is_dir():
+        raise CliError(f"root is not a directory: {root}", EXIT_BAD_ROOT)
+    return Index(root, cache_root=args.cache_dir, use_cache=not args.no_cache)
+
+
+def _index(args: argparse.Namespace) -> int:
+    reports = []
+    for root in args.roots:
+        index = _open_index(root, args)
+        reports.append(index.refresh())
+        index.close()
+    if args.json:
+        print(json.dumps([r.to_dict() for r in reports] if len(reports) > 1 else reports[0].to_dict(), indent=2))
+    else:
+        for report in reports:
+            print(_format_stats(report))
+    return EXIT_OK
+
+
+def _format_stats(stats: IndexStats) -> str:
+    lines = [
+        f"{stats.root}: {stats.files} files, {stats.chunks} chunks, {stats.definitions} definitions "
+        f"in {stats.elapsed_ms / 1000:.2f} s ({stats.parsed} parsed, {stats.reused} from cache, {stats.removed} removed)",
+        "  languages: " + (", ".join(f"{k} {v}" for k, v in sorted(stats.languages.items(), key=lambda kv: (-kv[1], kv[0]))) or "none"),
+    ]
+    if stats.skipped:
+        lines.append("  skipped: " + ", ".join(f"{k} {v}" for k, v in sorted(stats.skipped.items())))
+    if stats.parse_errors:
+        lines.append(f"  parse errors: {stats.parse_errors} (e.g. {', '.join(stats.parse_error_examples)})")
+    lines.append(f"  cache: {stats.cache or 'off'}")
+    lines.extend(f"  warning: {w}" for w in stats.warnings)
+    return "\n".join(lines)
+
+
+def _read_query(args: argparse.Namespace) -> str:
+    parts = [args.query] if args.query else []
+    if args.query_file:
+        try:
+            text = sys.stdin.read() if str(args.query_file) == "-" else args.query_file.read_text("utf-8", "replace")
+        except OSError as exc:
+            raise CliError(f"cannot read query file {args.query_file}: {exc.strerror or exc}", EXIT_BAD_QUERY_FILE) from exc
+        parts.append(text)
+    if not parts:
+        raise CliError("give a QUERY or --query-file", EXIT_USAGE)
+    return "\n".join(parts)
+
+
+def _context(args: argparse.Namespace) -> int:
+    query = _read_query(args)
+    index = _open_index(args.root, args)
+    stats = index.refresh()
+    result = build_context(index, ContextRequest(query, args.top_k, args.budget_tokens))
+    index.close()
+    result["index"] = {**result["index"], "skipped": dict(sorted(stats.skipped.items())),
+                       "parse_errors": stats.parse_errors, "indexing_ms": round(stats.elapsed_ms, 1)}
+    for warning in result.get("warnings", ()):
+        print(f"rag-lsp: {warning}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(result, indent=2, ensure_ascii=False))
+    else:
+        print(_format_context(result))
+    return EXIT_OK
+
+
+def _format_context(result: dict) -> str:
+    blocks = []
+    for rank, item in enumerate(result["items"], 1):
+        where = f"{item['path']}:{item['start_line']}"
+        symbol = f" ({item['qualname'] or item['symbol']})" if item["symbol"] else ""
+        blocks.append(f"{rank}. {where}{symbol} — {'; '.join(item['why'])}\n"
+                      + "\n".join("    " + line for line in item["content"].splitlines()))
+    footer = (f"{len(result['items'])} places, ~{result['tokens']} tokens (estimated) of {result['budget_tokens']}"
+              f"{', truncated' if result['truncated'] else ''}; {result['elapsed_ms']:.1f} ms ranking"
+              f" over {result['index']['files']} files / {result['index']['chunks']} chunks")
+    return "\n\n".join(blocks + [footer]) if blocks else "no matching places\n" + footer
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,103 @@
+"""Answer a question with a ranked, token-budgeted list of places.
+
+This is the one entry point the command line and the language server share:
+``build_context`` takes an index and a question and returns the JSON-ready
+result documented in ``docs/protocol.md``. Fields may be added to that result;
+none may be renamed or removed.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from rag_lsp.core.index import Index
+from rag_lsp.core.query import parse_query
+from rag_lsp.core.rank import Candidate, LexicalRanker, Ranker
+from rag_lsp.core.tokens import estimate_tokens, truncate_to_tokens
+
+DEFAULT_TOP_K = 10
+DEFAULT_BUDGET_TOKENS = 4000
+# Candidates ranked beyond top-k, so budget skips can be back-filled.
+CANDIDATE_SLACK = 3
+# A first item is cut down rather than dropped if at least this much fits.
+MIN_USEFUL_TOKENS = 32
+
+
+@dataclass(frozen=True, slots=True)
+class ContextRequest:
+    """What a caller asks for; the defaults are the documented ones."""
+
+    query: str
+    top_k: int = DEFAULT_TOP_K
+    budget_tokens: int = DEFAULT_BUDGET_TOKENS
+
+
+def build_context(index: Index, request: ContextRequest, ranker: Ranker | None = None) -> dict:
+    """Rank the index's chunks for the request and pack the best into the token budget."""
+    started = time.perf_counter()
+    query = parse_query(request.query)
+    warnings: list[str] = []
+    if query.empty:
+        warnings.append("the query has no searchable words or names")
+    if not index.chunks:
+        warnings.append("the index is empty: no indexable files under the root")
+    candidates = (ranker or LexicalRanker()).rank(index, query, request.top_k * CANDIDATE_SLACK) if not query.empty else []
+    items, truncated = _pack(index, candidates, request)
+    result = {
+        "items": items,
+        "elapsed_ms": round((time.perf_counter() - started) * 1000, 2),
+        "truncated": truncated,
+        "index": {
+            "root": str(index.root),
+            "files": len(index.files),
+            "chunks": len(index.chunks),
+        },
+        "query": {"terms": list(query.terms), "names": list(query.names)},
+        "tokens": sum(item["tokens"] for item in items),
+        "budget_tokens": request.budget_tokens,
+        "token_count": "estimate",
+    }
+    if warnings:
+        result["warnings"] = warnings
+    return result
+
+
+def _pack(index: Index, candidates: list[Candidate], request: ContextRequest) -> tuple[list[dict], bool]:
+    """Greedy packing: take candidates in rank order while they fit the budget.
+
+    ``truncated`` is true when a ranked candidate was left out or cut short
+    for lack of budget, so a caller knows a larger budget would show more.
+    """
+    items: list[dict] = []
+    remaining = request.budget_tokens
+    truncated = False
+    for candidate in candidates:
+        if len(items) >= request.top_k:
+            break
+        chunk = index.chunks[candidate.chunk_id]
+        content = chunk.content
+        tokens = estimate_tokens(content)
+        if tokens > remaining:
+            truncated = True
+            if items or remaining < MIN_USEFUL_TOKENS:
+                continue
+            content = truncate_to_tokens(content, remaining)
+            tokens = estimate_tokens(content)
+            if not content:
+                continue
+        remaining -= tokens
+        items.append({
+            "path": chunk.path,
+            "start_line": chunk.start_line,
+            "end_line": min(chunk.end_line, chunk.start_line + content.count("\n")),
+            "symbol": chunk.symbol,
+            "qualname": chunk.qualname,
+            "kind": chunk.kind,
+            "language": chunk.language,
+            "score": round(candidate.score, 6),
+            "why": list(candidate.why),
+            "content": content,
+            "tokens": tokens,
+        })
+    return items, truncated

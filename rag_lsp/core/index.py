@@ -1,0 +1,250 @@
+"""The workspace index: one root's files, chunks, BM25 postings and symbols, kept in step.
+
+``Index.refresh`` brings the index in line with the disk (walk, reuse the
+cache, parse what changed, drop what vanished); ``Index.set_file`` and
+``Index.remove_file`` apply one file at a time, which is what a language
+server does on every edit. All three go through ``_install``/``_uninstall``,
+so the chunk table, the BM25 index and the symbol index never disagree.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rag_lsp.core.bm25 import BM25Index
+from rag_lsp.core.cache import CachedFile, IndexCache, cache_path_for
+from rag_lsp.core.model import Chunk, Import, ParsedFile, Reference
+from rag_lsp.core.parse import blob_id, parse_file
+from rag_lsp.core.symbols import SymbolIndex
+from rag_lsp.core.tokenize import path_tokens, tokenize
+from rag_lsp.core.walk import WalkStats, load, walk
+
+# Below this many files to parse, a process pool costs more than it saves.
+POOL_THRESHOLD = 64
+# How many parsed files are written to the cache in one transaction.
+CACHE_BATCH = 256
+
+
+@dataclass(slots=True)
+class FileEntry:
+    """What the index remembers about one indexed file."""
+
+    blob_id: str
+    language: str
+    size: int
+    mtime_ns: int
+    chunk_ids: list[int]
+    error: str | None = None
+
+
+@dataclass(slots=True)
+class IndexStats:
+    """Counts that describe the index after a refresh, reported by ``rag-lsp index``."""
+
+    root: str
+    files: int = 0
+    chunks: int = 0
+    definitions: int = 0
+    languages: Counter = field(default_factory=Counter)
+    skipped: Counter = field(default_factory=Counter)
+    skip_examples: dict[str, list[str]] = field(default_factory=dict)
+    parse_errors: int = 0
+    parse_error_examples: list[str] = field(default_factory=list)
+    parsed: int = 0
+    reused: int = 0
+    removed: int = 0
+    elapsed_ms: float = 0.0
+    cache: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {
+            "root": self.root,
+            "files": self.files,
+            "chunks": self.chunks,
+            "definitions": self.definitions,
+            "languages": dict(sorted(self.languages.items())),
+            "skipped": dict(sorted(self.skipped.items())),
+            "skip_examples": {k: v for k, v in sorted(self.skip_examples.items())},
+            "parse_errors": self.parse_errors,
+            "parse_error_examples": self.parse_error_examples,
+            "parsed": self.parsed,
+            "reused": self.reused,
+            "removed": self.removed,
+            "elapsed_ms": round(self.elapsed_ms, 1),
+            "cache": self.cache,
+            "warnings": self.warnings,
+        }
+
+
+def analyse(path: str, text: str, data: bytes | None = None) -> tuple[ParsedFile, list[list[str]]]:
+    """Parse one file and tokenize its chunks: the unit of work a worker process does."""
+    parsed = parse_file(path, text, data=data)
+    prefix = path_tokens(path)
+    return parsed, [tokenize(chunk.content) + prefix for chunk in parsed.chunks]
+
+
+class Index:
+    """All indexed knowledge about one workspace root."""
+
+    def __init__(self, root: Path | str, *, cache_root: Path | None = None, use_cache: bool = True,
+                 extra_ignores: tuple[str, ...] = (), max_bytes: int = 1 << 20) -> None:
+        self.root = Path(root).resolve()
+        self.extra_ignores = tuple(extra_ignores)
+        self.max_bytes = max_bytes
+        self.chunks: dict[int, Chunk] = {}
+        self.files: dict[str, FileEntry] = {}
+        self.references: dict[str, list[Reference]] = {}
+        self.imports: dict[str, list[Import]] = {}
+        self.bm25 = BM25Index()
+        self.symbols = SymbolIndex()
+        self.cache = IndexCache(cache_path_for(self.root, cache_root)) if use_cache else None
+        self.stats = IndexStats(root=str(self.root), cache=str(self.cache.path) if self.cache else None)
+        self._next_id = 0
+
+    # Whole-workspace refresh.
+
+    def refresh(self) -> IndexStats:
+        """Bring the index in line with the disk and return fresh statistics."""
+        started = time.perf_counter()
+        walk_stats = WalkStats()
+        stats = IndexStats(root=str(self.root), cache=self.stats.cache)
+        cached = self.cache.load_all() if self.cache else {}
+        seen: set[str] = set()
+        to_parse: list[tuple[str, str, bytes, int, int]] = []
+        for walked in walk([self.root], walk_stats, extra_ignores=self.extra_ignores, max_bytes=self.max_bytes):
+            seen.add(walked.path)
+            known = self.files.get(walked.path)
+            if known and (known.size, known.mtime_ns) == (walked.size, walked.mtime_ns):
+                continue
+            stamp = cached.get(walked.path)
+            if stamp and stamp[1:] == (walked.size, walked.mtime_ns) and self._install_cached(walked.path, None):
+                stats.reused += 1
+                continue
+            loaded = load(walked, max_bytes=self.max_bytes, stats=walk_stats)
+            if loaded.skip:
+                seen.discard(walked.path)
+                continue
+            blob = blob_id(loaded.data)
+            if stamp and stamp[0] == blob and self._install_cached(walked.path, blob, walked.size, walked.mtime_ns):
+                stats.reused += 1
+                continue
+            to_parse.append((walked.path, loaded.text, loaded.data, walked.size, walked.mtime_ns))
+        stats.parsed = self._parse_all(to_parse)
+        stale = sorted(set(self.files) - seen)
+        for path in stale:
+            self.remove_file(path)
+        if self.cache:
+            self.cache.delete_many(sorted((set(cached) - seen) | set(stale)))
+        stats.removed = len(stale)
+        stats.skipped = walk_stats.skipped
+        stats.skip_examples = walk_stats.examples
+        stats.elapsed_ms = (time.perf_counter() - started) * 1000
+        self.stats = self._count(stats)
+        return self.stats
+
+    def _parse_all(self, work: list[tuple[str, str, bytes, int, int]]) -> int:
+        """Parse changed files (in worker processes when there are many) and install them."""
+        if not work:
+            return 0
+        args = ([w[0] for w in work], [w[1] for w in work], [w[2] for w in work])
+        workers = min(os.cpu_count() or 1, 8)
+        if len(work) >= POOL_THRESHOLD and workers > 1:
+            with ProcessPoolExecutor(max_workers=workers) as pool:
+                results = list(pool.map(analyse, *args, chunksize=16))
+        else:
+            results = [analyse(*a) for a in zip(*args)]
+        batch: list[CachedFile] = []
+        for (path, _, _, size, mtime), (parsed, tokens) in zip(work, results):
+            self._install(parsed, tokens, size, mtime)
+            batch.append(CachedFile(parsed, tokens, size, mtime))
+            if len(batch) >= CACHE_BATCH:
+                self._store(batch)
+                batch = []
+        self._store(batch)
+        return len(work)
+
+    def _store(self, batch: list[CachedFile]) -> None:
+        if self.cache and batch:
+            self.cache.put_many(batch)
+
+    def _install_cached(self, path: str, blob: str | None, size: int | None = None,
+                        mtime_ns: int | None = None) -> bool:
+        """Install a file from the cache; refresh its stamp when size/mtime are given."""
+        entry = self.cache.get(path, blob) if self.cache else None
+        if entry is None:
+            return False
+        if size is not None and mtime_ns is not None:
+            entry.size, entry.mtime_ns = size, mtime_ns
+            self._store([entry])
+        self._install(entry.parsed, entry.tokens, entry.size, entry.mtime_ns)
+        return True
+
+    def _count(self, stats: IndexStats) -> IndexStats:
+        stats.files = len(self.files)
+        stats.chunks = len(self.chunks)
+        stats.definitions = len(self.symbols)
+        stats.languages = Counter(entry.language for entry in self.files.values())
+        errors = sorted(path for path, entry in self.files.items() if entry.error)
+        stats.parse_errors = len(errors)
+        stats.parse_error_examples = errors[:5]
+        stats.warnings = list(self.cache.warnings) if self.cache else []
+        return stats
+
+    # One file at a time (the language server's path).
+
+    def set_file(self, path: str, text: str, data: bytes | None = None) -> ParsedFile:
+        """Index one file's current text (an editor buffer or a changed file), replacing the old."""
+        parsed, tokens = analyse(path, text, data)
+        self._install(parsed, tokens, len(data) if data is not None else len(text.encode("utf-8")), 0)
+        return parsed
+
+    def remove_file(self, path: str) -> None:
+        entry = self.files.pop(path, None)
+        if entry is None:
+            return
+        for chunk_id in entry.chunk_ids:
+            del self.chunks[chunk_id]
+            self.bm25.remove(chunk_id)
+        self.references.pop(path, None)
+        self.imports.pop(path, None)
+        self.symbols.remove_file(path)
+
+    def _install(self, parsed: ParsedFile, tokens: list[list[str]], size: int, mtime_ns: int) -> None:
+        self.remove_file(parsed.path)
+        ids = []
+        for chunk, chunk_tokens in zip(parsed.chunks, tokens):
+            chunk_id = self._next_id
+            self._next_id += 1
+            self.chunks[chunk_id] = chunk
+            self.bm25.add(chunk_id, chunk_tokens)
+            ids.append(chunk_id)
+        self.files[parsed.path] = FileEntry(parsed.blob_id, parsed.language, size, mtime_ns, ids, parsed.error)
+        self.references[parsed.path] = parsed.references
+        self.imports[parsed.path] = parsed.imports
+        hint = parsed.chunks[0].content if parsed.chunks and parsed.chunks[0].symbol is None else ""
+        self.symbols.add_file(parsed, hint)
+
+    # Queries over what is indexed.
+
+    def chunks_of(self, path: str) -> list[tuple[int, Chunk]]:
+        entry = self.files.get(path)
+        return [(i, self.chunks[i]) for i in entry.chunk_ids] if entry else []
+
+    def chunk_at(self, path: str, line: int) -> tuple[int, Chunk] | None:
+        """The innermost chunk of a file that covers a 1-based line."""
+        best = None
+        for chunk_id, chunk in self.chunks_of(path):
+            if chunk.start_line <= line <= chunk.end_line:
+                if best is None or chunk.end_line - chunk.start_line < best[1].end_line - best[1].start_line:
+                    best = (chunk_id, chunk)
+        return best
+
+    def close(self) -> None:
+        if self.cache:
+            self.cache.close()
