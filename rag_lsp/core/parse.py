@@ -151,7 +151,10 @@ class _Extractor:
         for item in raw:
             while stack and stack[-1][0].node.end_byte <= item.node.start_byte:
                 stack.pop()
-            parent = stack[-1][1] if stack else None
+            # Definitions captured on the very same node are siblings, not owner and member.
+            same = (item.node.start_byte, item.node.end_byte)
+            owners = [d for raw_def, d in stack if (raw_def.node.start_byte, raw_def.node.end_byte) != same]
+            parent = owners[-1] if owners else None
             container = item.container or (parent.qualname if parent else None)
             kind = item.kind
             container_kind = parent.kind if parent and not item.container else ("class" if item.container else None)
@@ -177,6 +180,10 @@ class _Extractor:
             node = node.parent
         start = node
         previous = node.prev_sibling
+        if previous is None and node.parent is not None:
+            # Some grammars put a body's first comment before the body node
+            # (Ruby's class bodies): it still documents the first definition.
+            previous = node.parent.prev_sibling
         while (
             previous is not None
             and previous.type in self.spec.comments
