@@ -20,6 +20,8 @@ from rag_lsp.core.model import Chunk
 MAX_CHUNK_CHARS = 2400
 # Windows for files chunked by lines (no grammar, or a failed parse).
 WINDOW_LINES = 40
+# Members shorter than this many lines are chunked with their container.
+MIN_MEMBER_LINES = 3
 
 _TRIVIAL_LINE = re.compile(r"^[\s{}()\[\];,]*(end)?[\s{}()\[\];,]*$")
 _MD_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
@@ -120,6 +122,9 @@ def chunk_definitions(ctx: ChunkContext, spans: list[Span]) -> list[Chunk]:
 
 
 def _emit(ctx: ChunkContext, span: Span, out: list[Chunk]) -> None:
+    # Tiny members (interface method signatures, one-line getters) stay in
+    # their container's chunk: alone they would be fragments without context.
+    span.children = [c for c in span.children if c.end_line - c.start_line + 1 >= MIN_MEMBER_LINES]
     gaps = _gaps(span.start_line, span.end_line, span.children)
     for index, (start, end) in enumerate(gaps):
         if index > 0 and _is_trivial(ctx.lines.slice(start, end)):

@@ -17,7 +17,10 @@ from pathlib import PurePosixPath
 
 from tree_sitter import Language, Query
 
+from rag_lsp.core.model import CLASS_LIKE_KINDS
+
 QUERY_KINDS = ("tags", "imports")
+DEFAULT_METHOD_OWNERS = CLASS_LIKE_KINDS - {"namespace", "module"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +35,9 @@ class LanguageSpec:
     grammar: str | None = None
     comments: frozenset[str] = frozenset()
     wrappers: frozenset[str] = frozenset()
+    # Definition kinds whose member functions are methods; a function in a
+    # namespace or (most languages') module stays a function.
+    method_owners: frozenset[str] = DEFAULT_METHOD_OWNERS
 
     @property
     def has_grammar(self) -> bool:
@@ -52,6 +58,7 @@ def all_languages() -> dict[str, LanguageSpec]:
             grammar=entry.get("grammar"),
             comments=frozenset(entry.get("comments", ())),
             wrappers=frozenset(entry.get("wrappers", ())),
+            method_owners=frozenset(entry.get("method_owners", DEFAULT_METHOD_OWNERS)),
         )
         for name, entry in raw.items()
     }

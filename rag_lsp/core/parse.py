@@ -32,7 +32,7 @@ from rag_lsp.core.chunk import (
     chunk_headings,
     chunk_lines,
 )
-from rag_lsp.core.model import CLASS_LIKE_KINDS, Definition, Import, ParsedFile, Reference
+from rag_lsp.core.model import Definition, Import, ParsedFile, Reference
 
 # Signatures repeated at the head of split chunks are capped at this many lines.
 MAX_SIGNATURE_LINES = 5
@@ -155,10 +155,16 @@ class _Extractor:
             same = (item.node.start_byte, item.node.end_byte)
             owners = [d for raw_def, d in stack if (raw_def.node.start_byte, raw_def.node.end_byte) != same]
             parent = owners[-1] if owners else None
-            container = item.container or (parent.qualname if parent else None)
+            if item.container:
+                # An explicit owner (Go receiver, C++ ``Foo::bar``) is a type,
+                # qualified by whatever encloses the definition (a namespace).
+                container = f"{parent.qualname}.{item.container}" if parent else item.container
+                container_kind = "class"
+            else:
+                container = parent.qualname if parent else None
+                container_kind = parent.kind if parent else None
             kind = item.kind
-            container_kind = parent.kind if parent and not item.container else ("class" if item.container else None)
-            if kind == "function" and container_kind in CLASS_LIKE_KINDS:
+            if kind == "function" and container_kind in self.spec.method_owners:
                 kind = "method"
             qualname = f"{container}.{item.name}" if container else item.name
             start_node = self._extended_start(item.node)

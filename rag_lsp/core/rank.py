@@ -89,14 +89,22 @@ class LexicalRanker:
     @staticmethod
     def _boost(index: Index, definition: Definition, amount: float, reason: str,
                candidates: dict[int, Candidate]) -> None:
-        """Boost the chunk that starts the definition (its signature and docstring)."""
-        for chunk_id, chunk in index.chunks_of(definition.path):
-            if chunk.qualname == definition.qualname and chunk.start_line >= definition.start_line:
-                candidate = candidates.setdefault(chunk_id, Candidate(chunk_id))
-                if reason not in candidate.why:
-                    candidate.score += amount
-                    candidate.why.append(reason)
-                return
+        """Boost the chunk that starts the definition (its signature and docstring).
+
+        A small member has no chunk of its own; then the chunk holding its
+        first line (its container's) is boosted.
+        """
+        found = next(
+            ((chunk_id, chunk) for chunk_id, chunk in index.chunks_of(definition.path)
+             if chunk.qualname == definition.qualname and chunk.start_line >= definition.start_line),
+            None,
+        ) or index.chunk_at(definition.path, definition.start_line)
+        if found is None:
+            return
+        candidate = candidates.setdefault(found[0], Candidate(found[0]))
+        if reason not in candidate.why:
+            candidate.score += amount
+            candidate.why.append(reason)
 
 
 def _order(index: Index, chunk_id: int) -> tuple[str, int]:

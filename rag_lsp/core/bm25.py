@@ -1,0 +1,357 @@
+"""An incremental BM25 index that scores exactly like ``rank_bm25.BM25Okapi``.
+
+``BM25Okapi`` is the reference the rest of the project was tuned against, but
+it is built once from a whole corpus and scores a query by visiting every
+document. A language server edits a handful of chunks at a time and answers
+queries in between, so this index keeps the same statistics up to date as
+documents come and go, and scores a query by visiting only the documents that
+contain a query term.
+
+The scores equal ``BM25Okapi(corpus, k1=k1, b=b, epsilon=epsilon).get_scores(query)``
+where ``corpus`` is the documents currently in the index, in any order:
+
+* ``idf(t) = log(N - df + 0.5) - log(df + 0.5)``;
+* a negative idf is replaced by ``epsilon * average_idf``, the average being
+  taken over the idf of every term in the vocabulary, negative ones included.
+  That floor is itself negative when the average is (tiny corpora where most
+  terms are in most documents), so scores can be negative; this index keeps
+  that behaviour rather than inventing a different floor;
+* ``avgdl`` is the total number of tokens divided by the number of documents;
+* a query term counts once per occurrence in the query, and a term that is in
+  no document adds nothing.
+
+Where ``BM25Okapi`` raises, on an empty corpus or a corpus of empty documents,
+this index simply has nothing to score.
+
+Layout, chosen so that a query costs numpy work over its terms' postings and an
+edit costs Python work over the edited document's terms only:
+
+* documents live in dense integer *slots* (freed slots are reused), so their
+  lengths and ids are flat arrays that numpy can gather from;
+* each term has append-only postings stored in an ``array.array``, which is
+  cheap to append to and which numpy reads without a copy. Removing a document
+  turns its postings into tombstones, found directly because each document
+  remembers where its postings are; a tombstone points at a reserved slot
+  that no document uses, so queries need no filtering, and a term's postings
+  are compacted once tombstones outnumber live entries, which keeps both the
+  wasted scan and the compaction cost amortised per removal;
+* the average idf needs the document frequency of every term, and all of them
+  change whenever the number of documents does, so the index keeps a
+  histogram "document frequency -> number of terms": the sum over a few
+  thousand distinct frequencies replaces a sum over the whole vocabulary, and
+  it is only computed when a query term actually needs the floor.
+
+The index is not thread-safe: callers serialise edits and queries.
+"""
+
+from __future__ import annotations
+
+import math
+from array import array
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from itertools import chain
+
+import numpy as np
+
+# Typecodes of the arrays that numpy reads in place, and the matching dtypes.
+_INT32 = "i"
+_INT64 = "q"
+_INT32_DTYPE = np.intc
+_INT64_DTYPE = np.longlong
+
+# A posting is three consecutive ints in its term's array: the document's
+# slot, the term's frequency in it, and the index of the term in the
+# document's own term list, which is what lets compaction tell each surviving
+# document where its posting moved to. One array per term, rather than three,
+# makes appending a posting one call.
+_POSTING_WIDTH = 3
+
+# The slot that tombstones point at. No document ever occupies it, so whatever
+# a query adds there is discarded.
+_GRAVEYARD = 0
+
+# How many changes of document frequency may wait before they are folded into
+# the histogram: enough to make folding rare, few enough to bound the memory.
+_DF_LOG_LIMIT = 1 << 16
+
+
+class _Postings:
+    """The postings of one term, in the order documents were added."""
+
+    __slots__ = ("term", "data", "dead")
+
+    def __init__(self, term: str) -> None:
+        self.term = term
+        self.data = array(_INT32)
+        self.dead = 0
+
+    def count(self) -> int:
+        """Return the number of postings, tombstones included."""
+        return len(self.data) // _POSTING_WIDTH
+
+
+class BM25Index:
+    """A mutable BM25 index over integer document ids."""
+
+    def __init__(self, k1: float = 1.5, b: float = 0.75, epsilon: float = 0.25) -> None:
+        self.k1 = k1
+        self.b = b
+        self.epsilon = epsilon
+        # Documents, addressed by slot; a document keeps its terms' postings
+        # and the position of its own entry in each. Slot 0 is the graveyard.
+        self._slot_of: dict[int, int] = {}
+        self._doc_id_at = array(_INT64, [0])
+        self._doc_len = array(_INT64, [0])
+        self._doc_postings: list[list[_Postings] | None] = [None]
+        self._doc_positions: list[array | None] = [None]
+        self._free_slots: list[int] = []
+        self._total_len = 0
+        # The vocabulary: only terms that some indexed document contains.
+        self._postings: dict[str, _Postings] = {}
+        # Entry d counts the terms contained in exactly d documents, as of the
+        # last fold; entry 0 absorbs terms entering or leaving the vocabulary
+        # and is never read. Edits only log their changes of document
+        # frequency, which costs one append per posting; the log is folded
+        # into the histogram when the average idf is needed or the log grows.
+        self._df_histogram = np.zeros(2, dtype=np.int64)
+        self._df_rises = array(_INT32)
+        self._df_falls = array(_INT32)
+        # Values derived from the whole index, or None when an edit made them
+        # stale: the vocabulary's average idf, and each slot's length norm
+        # k1 * (1 - b + b * length / avgdl).
+        self._average_idf: float | None = None
+        self._length_norms: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return len(self._slot_of)
+
+    def __contains__(self, doc_id: object) -> bool:
+        return doc_id in self._slot_of
+
+    def add(self, doc_id: int, tokens: Sequence[str]) -> None:
+        """Index a new document; raise ``ValueError`` if ``doc_id`` is already indexed.
+
+        Refusing rather than overwriting catches callers whose bookkeeping of
+        ids has gone wrong; ``replace`` is the explicit way to overwrite.
+        """
+        if doc_id in self._slot_of:
+            raise ValueError(f"document {doc_id!r} is already indexed")
+        counts = Counter(tokens)
+        slot = self._take_slot(doc_id, len(tokens))
+        vocabulary = self._postings
+        doc_postings = []
+        positions = array(_INT32)
+        rises = self._df_rises
+        # This loop runs once per distinct term of every indexed document, so
+        # it avoids method calls and repeated attribute lookups.
+        for back, (term, tf) in enumerate(counts.items()):
+            postings = vocabulary.get(term)
+            if postings is None:
+                postings = vocabulary[term] = _Postings(term)
+            data = postings.data
+            position = len(data) // _POSTING_WIDTH
+            rises.append(position - postings.dead)
+            positions.append(position)
+            data.extend((slot, tf, back))
+            doc_postings.append(postings)
+        self._doc_postings[slot] = doc_postings
+        self._doc_positions[slot] = positions
+        self._edited()
+
+    def remove(self, doc_id: int) -> None:
+        """Forget a document; raise ``KeyError`` if ``doc_id`` is not indexed."""
+        slot = self._slot_of.pop(doc_id)
+        falls = self._df_falls
+        for postings, position in zip(self._doc_postings[slot], self._doc_positions[slot]):
+            postings.data[position * _POSTING_WIDTH] = _GRAVEYARD
+            postings.dead += 1
+            df = postings.count() - postings.dead
+            falls.append(df)
+            if df == 0:
+                # A corpus rebuilt without this document would not know the term.
+                del self._postings[postings.term]
+            elif postings.dead > df:
+                self._compact(postings)
+        self._total_len -= self._doc_len[slot]
+        self._doc_postings[slot] = None
+        self._doc_positions[slot] = None
+        self._free_slots.append(slot)
+        self._edited()
+
+    def replace(self, doc_id: int, tokens: Sequence[str]) -> None:
+        """Index ``tokens`` under ``doc_id``, whether or not it was indexed before."""
+        if doc_id in self._slot_of:
+            self.remove(doc_id)
+        self.add(doc_id, tokens)
+
+    def scores(self, query: Sequence[str], doc_ids: Iterable[int] | None = None) -> dict[int, float]:
+        """Return BM25 scores keyed by document id.
+
+        Without ``doc_ids``: every document that contains at least one query
+        term, whatever its score. With ``doc_ids``: exactly those documents,
+        0.0 for those sharing no term; an id that is not indexed raises
+        ``KeyError``, because a caller asking about it is out of step with the
+        index.
+        """
+        if doc_ids is not None:
+            slots = {doc_id: self._slot_of[doc_id] for doc_id in doc_ids}
+            accumulated, _ = self._accumulate(query)
+            return {doc_id: float(accumulated[slot]) for doc_id, slot in slots.items()}
+        accumulated, matched = self._accumulate(query)
+        doc_ids_at = np.frombuffer(self._doc_id_at, dtype=_INT64_DTYPE)[matched]
+        return dict(zip(doc_ids_at.tolist(), accumulated[matched].tolist()))
+
+    def top_k(self, query: Sequence[str], k: int) -> list[tuple[int, float]]:
+        """Return up to ``k`` (doc id, score) pairs, best first.
+
+        The candidates are the documents ``scores(query)`` returns: every
+        document sharing a query term, even one whose score is zero or
+        negative, so that a match is never hidden by how common its terms
+        are. Equal scores are ordered by ascending doc id, which makes the
+        result independent of insertion order and slot reuse.
+        """
+        if k <= 0:
+            return []
+        accumulated, matched = self._accumulate(query)
+        scores = accumulated[matched]
+        if len(matched) > k:
+            # Keep every candidate tied with the k-th best, so that the sort
+            # below, not the partition, decides which of them make the cut.
+            kth_best = np.partition(scores, len(scores) - k)[len(scores) - k]
+            keep = scores >= kth_best
+            matched = matched[keep]
+            scores = scores[keep]
+        doc_ids = np.frombuffer(self._doc_id_at, dtype=_INT64_DTYPE)[matched]
+        order = np.lexsort((doc_ids, -scores))[:k]
+        return list(zip(doc_ids[order].tolist(), scores[order].tolist()))
+
+    def _accumulate(self, query: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Return per-slot scores and the slots of the documents sharing a query term.
+
+        Contributions are added term by term in query order, as ``BM25Okapi``
+        does, so the floating-point sums agree with it to the last bit or so.
+        """
+        accumulated = np.zeros(len(self._doc_len))
+        contributions: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        all_positive = True
+        for term in query:
+            if term not in contributions:
+                postings = self._postings.get(term)
+                if postings is None:
+                    continue
+                idf = self._idf(postings.count() - postings.dead)
+                all_positive = all_positive and idf > 0
+                contributions[term] = self._contribution(postings, idf)
+            slots, contribution = contributions[term]
+            accumulated[slots] += contribution
+        accumulated[_GRAVEYARD] = 0.0
+        if all_positive:
+            # A term with positive idf adds a positive amount to every document
+            # containing it, so a positive sum is exactly "shares a term".
+            return accumulated, np.flatnonzero(accumulated)
+        # Otherwise contributions can be zero or cancel out, and membership
+        # has to be recorded separately.
+        hit = np.zeros(len(self._doc_len), dtype=bool)
+        for slots, _ in contributions.values():
+            hit[slots] = True
+        hit[_GRAVEYARD] = False
+        return accumulated, np.flatnonzero(hit)
+
+    def _contribution(self, postings: _Postings, idf: float) -> tuple[np.ndarray, np.ndarray]:
+        """Return the slots a term's postings point at and the term's score in each.
+
+        Tombstones point at the graveyard slot and are scored like any other
+        posting, which is cheaper than filtering them out.
+        """
+        table = np.frombuffer(postings.data, dtype=_INT32_DTYPE).reshape(-1, _POSTING_WIDTH)
+        slots = table[:, 0]
+        tfs = table[:, 1]
+        # Same operations in the same order as BM25Okapi.get_scores.
+        saturation = tfs * (self.k1 + 1) / (tfs + self._norms()[slots])
+        return slots, idf * saturation
+
+    def _norms(self) -> np.ndarray:
+        """Return every slot's length norm, recomputing them after edits."""
+        if self._length_norms is None:
+            doc_len = np.frombuffer(self._doc_len, dtype=_INT64_DTYPE)
+            avgdl = self._total_len / len(self._slot_of)
+            self._length_norms = self.k1 * (1 - self.b + self.b * doc_len / avgdl)
+        return self._length_norms
+
+    def _idf(self, df: int) -> float:
+        """Return a term's idf, floored like ``BM25Okapi`` when it is negative."""
+        idf = math.log(len(self._slot_of) - df + 0.5) - math.log(df + 0.5)
+        if idf < 0:
+            return self.epsilon * self._vocabulary_average_idf()
+        return idf
+
+    def _vocabulary_average_idf(self) -> float:
+        """Return the mean idf over the vocabulary, recomputing it after edits.
+
+        Terms with the same document frequency have the same idf, so the sum
+        runs over the distinct frequencies of the histogram, not over terms.
+        """
+        if self._average_idf is None:
+            self._fold_df_log()
+            dfs = np.flatnonzero(self._df_histogram[1:]) + 1
+            n_docs = len(self._slot_of)
+            idfs = np.log(n_docs - dfs + 0.5) - np.log(dfs + 0.5)
+            idf_sum = float(np.dot(self._df_histogram[dfs], idfs))
+            self._average_idf = idf_sum / len(self._postings)
+        return self._average_idf
+
+    def _edited(self) -> None:
+        """Invalidate what an edit made stale, and keep the frequency log bounded."""
+        self._average_idf = None
+        self._length_norms = None
+        if len(self._df_rises) + len(self._df_falls) > _DF_LOG_LIMIT:
+            self._fold_df_log()
+
+    def _fold_df_log(self) -> None:
+        """Apply the logged changes of document frequency to the histogram.
+
+        A rise logs the frequency ``d`` a term had before gaining a document, a
+        fall the frequency ``d`` it has after losing one; either way one term
+        moves between ``d`` and ``d + 1``, and the moves commute, so they are
+        applied in bulk.
+        """
+        for log, step in ((self._df_rises, 1), (self._df_falls, -1)):
+            if not log:
+                continue
+            lower = np.frombuffer(log, dtype=_INT32_DTYPE)
+            size = max(len(self._df_histogram), int(lower.max()) + 2)
+            moves = np.bincount(lower, minlength=size)
+            histogram = np.zeros(size, dtype=np.int64)
+            histogram[: len(self._df_histogram)] = self._df_histogram
+            histogram -= step * moves
+            histogram[1:] += step * moves[:-1]
+            self._df_histogram = histogram
+        self._df_rises = array(_INT32)
+        self._df_falls = array(_INT32)
+
+    def _take_slot(self, doc_id: int, length: int) -> int:
+        """Give a new document a slot, reusing a freed one when there is one."""
+        if self._free_slots:
+            slot = self._free_slots.pop()
+            self._doc_id_at[slot] = doc_id
+            self._doc_len[slot] = length
+        else:
+            slot = len(self._doc_len)
+            self._doc_id_at.append(doc_id)
+            self._doc_len.append(length)
+            self._doc_postings.append(None)
+            self._doc_positions.append(None)
+        self._slot_of[doc_id] = slot
+        self._total_len += length
+        return slot
+
+    def _compact(self, postings: _Postings) -> None:
+        """Squeeze the tombstones out of a term's postings and repoint its documents."""
+        data = postings.data
+        columns = (data[i::_POSTING_WIDTH] for i in range(_POSTING_WIDTH))
+        survivors = [entry for entry in zip(*columns) if entry[0] != _GRAVEYARD]
+        postings.data = array(_INT32, chain.from_iterable(survivors))
+        postings.dead = 0
+        for position, (slot, _, back) in enumerate(survivors):
+            self._doc_positions[slot][back] = position
