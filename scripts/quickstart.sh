@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Set everything up, index this repository and ask it a sample question.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+query="${*:-where are secret files like .env skipped during the workspace walk}"
+.venv/bin/rag-lsp index .
+echo
+.venv/bin/rag-lsp context "$query" --root . --top-k 5 --budget-tokens 1500

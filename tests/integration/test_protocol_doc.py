@@ -1,0 +1,64 @@
+"""docs/protocol.md and the code agree: documented JSON shapes and options are the real ones."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from rag_lsp.cli import build_parser
+from rag_lsp.core.context import ContextRequest, build_context
+from rag_lsp.core.index import Index
+from rag_lsp.core.walk import SKIP_REASONS
+
+DOC = (Path(__file__).parents[2] / "docs" / "protocol.md").read_text(encoding="utf-8")
+
+
+def documented(marker: str) -> dict:
+    match = re.search(rf"<!-- {marker} -->\s*```json\n(.*?)```", DOC, re.DOTALL)
+    assert match, f"no {marker} example in docs/protocol.md"
+    return json.loads(match.group(1))
+
+
+def shape(value):
+    """Keys of a JSON value, recursively through objects and the first list element."""
+    if isinstance(value, dict):
+        return {key: shape(item) for key, item in value.items()}
+    if isinstance(value, list) and value and isinstance(value[0], dict):
+        return [shape(value[0])]
+    return None
+
+
+def test_context_example_has_the_real_shape(ledger_root):
+    index = Index(ledger_root, use_cache=False)
+    stats = index.refresh()
+    result = build_context(index, ContextRequest("why does Ledger.post raise KeyError", top_k=2))
+    # The command line adds the walk's statistics to "index" (cli._context).
+    result["index"].update(skipped={}, parse_errors=stats.parse_errors, indexing_ms=stats.elapsed_ms)
+    assert shape(documented("context-result")) == shape(result)
+
+
+def test_index_example_has_the_real_shape(ledger_root):
+    stats = Index(ledger_root, use_cache=False).refresh().to_dict()
+    assert set(documented("index-result")) == set(stats)
+
+
+def test_every_item_field_is_described():
+    fields = shape(documented("context-result"))["items"][0]
+    for field in fields:
+        assert re.search(rf"`items\[\]\.{field}`|`{field}`", DOC), field
+
+
+def test_every_command_line_option_is_documented():
+    parser = build_parser()
+    commands = parser._subparsers._group_actions[0].choices  # noqa: SLF001 - argparse has no public API for this.
+    for name in ("context", "index"):
+        for action in commands[name]._actions:  # noqa: SLF001
+            for option in action.option_strings:
+                if option.startswith("--") and option != "--help":
+                    assert f"`{option}`" in DOC or option in DOC, f"{name} {option}"
+
+
+def test_every_skip_reason_is_documented():
+    for reason in SKIP_REASONS:
+        assert f"`{reason}`" in DOC, reason

@@ -1,0 +1,79 @@
+"""The SQLite cache makes a second run re-parse only what changed, and never breaks a run."""
+
+import sqlite3
+
+from rag_lsp.core import cache as cache_module
+from rag_lsp.core.index import Index
+
+
+def test_warm_run_reuses_everything(ledger_root, isolated_cache):
+    cold = Index(ledger_root).refresh()
+    assert (cold.parsed, cold.reused) == (6, 0)
+    warm_index = Index(ledger_root)
+    warm = warm_index.refresh()
+    assert (warm.parsed, warm.reused) == (0, 6)
+    assert warm.chunks == cold.chunks and warm.definitions == cold.definitions
+    assert [d.path for d in warm_index.symbols.lookup("Ledger.post")] == ["shop/ledger.py"]
+
+
+def test_only_changed_files_are_parsed_again(ledger_root):
+    Index(ledger_root).refresh()
+    (ledger_root / "shop/currency.py").write_text("def convert(amount):\n    return amount\n")
+    stats = Index(ledger_root).refresh()
+    assert (stats.parsed, stats.reused) == (1, 5)
+
+
+def test_touched_but_unchanged_file_is_reused_by_blob_id(ledger_root):
+    Index(ledger_root).refresh()
+    path = ledger_root / "shop/currency.py"
+    path.write_text(path.read_text())  # New mtime, same content.
+    stats = Index(ledger_root).refresh()
+    assert (stats.parsed, stats.reused) == (0, 6)
+
+
+def test_deleted_files_leave_the_cache(ledger_root):
+    Index(ledger_root).refresh()
+    (ledger_root / "shop/limits.py").unlink()
+    index = Index(ledger_root)
+    index.refresh()
+    assert "shop/limits.py" not in index.cache.load_all()
+
+
+def test_corrupt_cache_is_discarded_with_a_warning(ledger_root):
+    first = Index(ledger_root)
+    first.refresh()
+    path = first.cache.path
+    first.close()
+    path.write_bytes(b"this is not a database" * 100)
+    index = Index(ledger_root)
+    stats = index.refresh()
+    assert stats.parsed == 6
+    assert any("corrupt" in w or "discarding" in w for w in stats.warnings)
+    assert Index(ledger_root).refresh().reused == 6
+
+
+def test_cache_from_another_version_is_discarded(ledger_root):
+    first = Index(ledger_root)
+    first.refresh()
+    first.close()
+    with sqlite3.connect(first.cache.path) as db:
+        db.execute("UPDATE meta SET value='old' WHERE key='fingerprint'")
+    stats = Index(ledger_root).refresh()
+    assert stats.parsed == 6
+    assert any("another rag_lsp version" in w for w in stats.warnings)
+
+
+def test_unwritable_cache_directory_disables_the_cache(ledger_root, tmp_path):
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file where a directory should be")
+    index = Index(ledger_root, cache_root=blocker)
+    stats = index.refresh()
+    assert stats.files == 6
+    assert any("cache disabled" in w for w in stats.warnings)
+
+
+def test_cache_location_is_per_root_and_configurable(tmp_path, isolated_cache):
+    one = cache_module.cache_path_for(tmp_path / "a")
+    two = cache_module.cache_path_for(tmp_path / "b")
+    assert one != two and one.parent.parent == isolated_cache
+    assert cache_module.cache_path_for(tmp_path / "a", tmp_path / "elsewhere").is_relative_to(tmp_path / "elsewhere")

@@ -1,0 +1,93 @@
+"""The index keeps chunks, BM25 and symbols in step across refreshes and single-file updates."""
+
+import pytest
+
+from conftest import write_tree
+from rag_lsp.core.index import Index
+from rag_lsp.core.tokenize import tokenize
+
+QUERIES = ["ledger post account", "convert currency rates", "rate limit", "checkout cart total"]
+
+
+def snapshot(index: Index) -> dict:
+    """What an index answers, independent of internal chunk ids."""
+    by_chunk = lambda cid: (index.chunks[cid].path, index.chunks[cid].start_line)  # noqa: E731
+    return {
+        "chunks": sorted((c.path, c.start_line, c.end_line, c.qualname, c.content) for c in index.chunks.values()),
+        "scores": {
+            q: sorted((by_chunk(cid), round(score, 9)) for cid, score in index.bm25.scores(tokenize(q)).items())
+            for q in QUERIES
+        },
+        "symbols": sorted((d.qualname, d.path, d.start_line) for name in list(index.symbols.names())
+                          for d in index.symbols.by_name(name)),
+    }
+
+
+def test_refresh_indexes_the_workspace(ledger_root):
+    index = Index(ledger_root, use_cache=False)
+    stats = index.refresh()
+    assert stats.files == 6
+    assert stats.languages == {"python": 3, "typescript": 2, "markdown": 1}
+    assert [d.qualname for d in index.symbols.lookup("Ledger.post")] == ["Ledger.post"]
+    assert index.symbols.lookup("shop.currency.convert")[0].path == "shop/currency.py"
+
+
+def test_set_file_and_remove_file_equal_a_fresh_index(ledger_root, tmp_path):
+    live = Index(ledger_root, use_cache=False)
+    live.refresh()
+    new_ledger = (ledger_root / "shop/ledger.py").read_text().replace("def post", "def post_entry")
+    live.set_file("shop/ledger.py", new_ledger)
+    live.remove_file("web/format.ts")
+    live.set_file("shop/audit.py", "def audit(ledger):\n    return ledger.accounts\n")
+
+    (ledger_root / "shop/ledger.py").write_text(new_ledger)
+    (ledger_root / "web/format.ts").unlink()
+    (ledger_root / "shop/audit.py").write_text("def audit(ledger):\n    return ledger.accounts\n")
+    fresh = Index(ledger_root, use_cache=False)
+    fresh.refresh()
+    assert snapshot(live) == snapshot(fresh)
+    assert live.symbols.lookup("Ledger.post") == []
+    assert live.symbols.lookup("Ledger.post_entry")[0].path == "shop/ledger.py"
+
+
+def test_refresh_sees_changes_and_deletions(ledger_root):
+    index = Index(ledger_root, use_cache=False)
+    index.refresh()
+    (ledger_root / "shop/limits.py").unlink()
+    (ledger_root / "shop/new.py").write_text("def fresh_function():\n    pass\n")
+    stats = index.refresh()
+    assert (stats.parsed, stats.removed) == (1, 1)
+    assert "shop/limits.py" not in index.files
+    assert index.symbols.by_name("fresh_function")
+
+
+def test_two_indexes_of_one_workspace_are_identical(ledger_root):
+    first, second = Index(ledger_root, use_cache=False), Index(ledger_root, use_cache=False)
+    first.refresh()
+    second.refresh()
+    assert snapshot(first) == snapshot(second)
+
+
+def test_chunk_at_returns_the_innermost_chunk(ledger_root):
+    index = Index(ledger_root, use_cache=False)
+    index.refresh()
+    _, chunk = index.chunk_at("shop/ledger.py", 13)
+    assert chunk.qualname == "Ledger.post"
+    assert index.chunk_at("shop/ledger.py", 999) is None
+
+
+def test_parallel_parse_equals_serial(tmp_path, monkeypatch):
+    files = {f"pkg/mod_{i:03}.py": f"def function_{i}(x):\n    return x + {i}\n" for i in range(80)}
+    root = write_tree(tmp_path / "many", files)
+    pooled = Index(root, use_cache=False)
+    pooled.refresh()
+    monkeypatch.setattr("rag_lsp.core.index.POOL_THRESHOLD", 10_000)
+    serial = Index(root, use_cache=False)
+    serial.refresh()
+    assert snapshot(pooled) == snapshot(serial)
+    assert len(pooled.files) == 80
+
+
+def test_missing_root_raises(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        Index(tmp_path / "absent", use_cache=False).refresh()

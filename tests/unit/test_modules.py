@@ -1,0 +1,54 @@
+"""Module references resolve to files by trailing path segments, in every language's notation."""
+
+import pytest
+
+from rag_lsp.core.modules import ModuleMap, python_module
+
+FILES = [
+    "src/marshmallow/__init__.py", "src/marshmallow/schema.py", "src/marshmallow/fields.py",
+    "internal/cart/cart.go", "internal/cart/item.go",
+    "web/src/util/date.ts", "web/src/util/index.ts",
+    "src/main/java/com/acme/Orders.java", "src/config/mod.rs", "net/http.h", "lib/foo/bar.rb",
+]
+
+
+@pytest.fixture
+def modules():
+    mapping = ModuleMap()
+    for path in FILES:
+        mapping.add(path, "package com.acme;\n" if path.endswith(".java") else "")
+    return mapping
+
+
+@pytest.mark.parametrize(
+    "module, from_path, expected",
+    [
+        ("marshmallow.schema", None, ["src/marshmallow/schema.py"]),
+        ("marshmallow", None, ["src/marshmallow/__init__.py"]),
+        ("marshmallow.schema.Schema", None, ["src/marshmallow/schema.py"]),
+        (".fields", "src/marshmallow/schema.py", ["src/marshmallow/fields.py"]),
+        ("github.com/acme/shop/internal/cart", None, ["internal/cart/cart.go", "internal/cart/item.go"]),
+        ("./util/date", "web/src/index.ts", ["web/src/util/date.ts"]),
+        ("./util", "web/src/index.ts", ["web/src/util/index.ts"]),
+        ("../util/date", "web/src/pages/home.ts", ["web/src/util/date.ts"]),
+        ("com.acme.Orders", None, ["src/main/java/com/acme/Orders.java"]),
+        ("crate::config", None, ["src/config/mod.rs"]),
+        ("net/http.h", None, ["net/http.h"]),
+        ("foo/bar", None, ["lib/foo/bar.rb"]),
+        ("nothing.here", None, []),
+    ],
+)
+def test_resolve(modules, module, from_path, expected):
+    assert modules.resolve(module, from_path) == expected
+
+
+def test_remove_forgets_the_file(modules):
+    modules.remove("src/marshmallow/schema.py")
+    # The package itself remains the best guess for ``marshmallow.schema``.
+    assert modules.resolve("marshmallow.schema") == ["src/marshmallow/__init__.py"]
+
+
+def test_python_module_names():
+    assert python_module("src/marshmallow/schema.py") == "marshmallow.schema"
+    assert python_module("pkg/__init__.py") == "pkg"
+    assert python_module("web/app.ts") is None
