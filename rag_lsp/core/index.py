@@ -3,7 +3,7 @@
 ``Index.refresh`` brings the index in line with the disk (walk, reuse the
 cache, parse what changed, drop what vanished); ``Index.set_file`` and
 ``Index.remove_file`` apply one file at a time, which is what a language
-server does on every edit. All three go through ``_install``/``_uninstall``,
+server does on every edit. All three go through ``_install``/``remove_file``,
 so the chunk table, the BM25 index and the symbol index never disagree.
 """
 
@@ -15,6 +15,8 @@ from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from tree_sitter import Tree
 
 from rag_lsp.core.bm25 import BM25Index
 from rag_lsp.core.cache import CachedFile, IndexCache, cache_path_for
@@ -82,11 +84,15 @@ class IndexStats:
         }
 
 
+def chunk_terms(chunk: Chunk) -> list[str]:
+    """The BM25 terms of a chunk: its text's tokens plus its path's."""
+    return tokenize(chunk.content) + path_tokens(chunk.path)
+
+
 def analyse(path: str, text: str, data: bytes | None = None) -> tuple[ParsedFile, list[list[str]]]:
     """Parse one file and tokenize its chunks: the unit of work a worker process does."""
     parsed = parse_file(path, text, data=data)
-    prefix = path_tokens(path)
-    return parsed, [tokenize(chunk.content) + prefix for chunk in parsed.chunks]
+    return parsed, [chunk_terms(chunk) for chunk in parsed.chunks]
 
 
 class Index:
@@ -198,10 +204,14 @@ class Index:
 
     # One file at a time (the language server's path).
 
-    def set_file(self, path: str, text: str, data: bytes | None = None) -> ParsedFile:
-        """Index one file's current text (an editor buffer or a changed file), replacing the old."""
-        parsed, tokens = analyse(path, text, data)
-        self._install(parsed, tokens, len(data) if data is not None else len(text.encode("utf-8")), 0)
+    def set_file(self, path: str, text: str, data: bytes | None = None, tree: Tree | None = None) -> ParsedFile:
+        """Index one file's current text (an editor buffer or a changed file), replacing the old.
+
+        ``tree`` is a tree-sitter tree of ``text`` that the caller parsed
+        incrementally; without it the file is parsed from scratch.
+        """
+        parsed = parse_file(path, text, data=data, tree=tree)
+        self._install(parsed, None, len(data) if data is not None else len(text.encode("utf-8")), 0)
         return parsed
 
     def remove_file(self, path: str) -> None:
@@ -215,15 +225,34 @@ class Index:
         self.imports.pop(path, None)
         self.symbols.remove_file(path)
 
-    def _install(self, parsed: ParsedFile, tokens: list[list[str]], size: int, mtime_ns: int) -> None:
-        self.remove_file(parsed.path)
+    def _install(self, parsed: ParsedFile, tokens: list[list[str]] | None, size: int, mtime_ns: int) -> None:
+        """Make ``parsed`` the indexed state of its file, touching BM25 only for changed chunks.
+
+        A chunk whose text is unchanged keeps its id and its postings, and only
+        its record (line numbers may have moved) is replaced; that keeps an
+        edit's cost proportional to what the edit changed. ``tokens`` are the
+        chunks' terms when a worker computed them already.
+        """
+        reusable: dict[str, list[int]] = {}
+        old = self.files.get(parsed.path)
+        for chunk_id in old.chunk_ids if old else ():
+            reusable.setdefault(self.chunks[chunk_id].content, []).append(chunk_id)
         ids = []
-        for chunk, chunk_tokens in zip(parsed.chunks, tokens):
-            chunk_id = self._next_id
-            self._next_id += 1
+        for position, chunk in enumerate(parsed.chunks):
+            bucket = reusable.get(chunk.content)
+            if bucket:
+                chunk_id = bucket.pop(0)
+            else:
+                chunk_id = self._next_id
+                self._next_id += 1
+                terms = tokens[position] if tokens is not None else chunk_terms(chunk)
+                self.bm25.add(chunk_id, terms)
             self.chunks[chunk_id] = chunk
-            self.bm25.add(chunk_id, chunk_tokens)
             ids.append(chunk_id)
+        for leftovers in reusable.values():
+            for chunk_id in leftovers:
+                del self.chunks[chunk_id]
+                self.bm25.remove(chunk_id)
         self.files[parsed.path] = FileEntry(parsed.blob_id, parsed.language, size, mtime_ns, ids, parsed.error)
         self.references[parsed.path] = parsed.references
         self.imports[parsed.path] = parsed.imports

@@ -91,3 +91,18 @@ def test_parallel_parse_equals_serial(tmp_path, monkeypatch):
 def test_missing_root_raises(tmp_path):
     with pytest.raises(FileNotFoundError):
         Index(tmp_path / "absent", use_cache=False).refresh()
+
+
+def test_an_edit_reindexes_only_the_chunks_whose_text_changed(ledger_root, monkeypatch):
+    index = Index(ledger_root, use_cache=False)
+    index.refresh()
+    calls = []
+    monkeypatch.setattr(index.bm25, "add", lambda doc_id, terms: calls.append(("add", doc_id)))
+    monkeypatch.setattr(index.bm25, "remove", lambda doc_id: calls.append(("remove", doc_id)))
+    text = (ledger_root / "shop/ledger.py").read_text()
+    # Two lines inserted at the top move every chunk down but change only the first one.
+    edited = text.replace('"""Double-entry ledger."""', '"""Double-entry ledger.\n\nNow audited."""')
+    index.set_file("shop/ledger.py", edited)
+    assert [kind for kind, _ in calls] == ["add", "remove"]
+    post = next(c for c in index.chunks.values() if c.qualname == "Ledger.post")
+    assert (post.start_line, post.end_line) == (13, 16)
