@@ -50,22 +50,17 @@ import math
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from itertools import chain
 
 import numpy as np
 
 # Typecodes of the arrays that numpy reads in place, and the matching dtypes.
+# Slots are 64-bit and frequencies are floats although smaller types would
+# do: numpy indexes with 64-bit integers and computes in float64, and
+# converting on every query costs more than the memory saved.
 _INT32 = "i"
 _INT64 = "q"
-_INT32_DTYPE = np.intc
+_FLOAT64 = "d"
 _INT64_DTYPE = np.longlong
-
-# A posting is three consecutive ints in its term's array: the document's
-# slot, the term's frequency in it, and the index of the term in the
-# document's own term list, which is what lets compaction tell each surviving
-# document where its posting moved to. One array per term, rather than three,
-# makes appending a posting one call.
-_POSTING_WIDTH = 3
 
 # The slot that tombstones point at. No document ever occupies it, so whatever
 # a query adds there is discarded.
@@ -77,18 +72,25 @@ _DF_LOG_LIMIT = 1 << 16
 
 
 class _Postings:
-    """The postings of one term, in the order documents were added."""
+    """The postings of one term, in the order documents were added.
 
-    __slots__ = ("term", "data", "dead")
+    Posting ``j`` is the document in slot ``slots[j]``, which contains the
+    term ``tfs[j]`` times; ``backs[j]`` is the index of the term in that
+    document's own term list, which is what lets compaction tell each
+    surviving document where its posting moved to.
+    """
 
-    def __init__(self, term: str) -> None:
-        self.term = term
-        self.data = array(_INT32)
+    __slots__ = ("slots", "tfs", "backs", "dead")
+
+    def __init__(self) -> None:
+        self.slots = array(_INT64)
+        self.tfs = array(_FLOAT64)
+        self.backs = array(_INT32)
         self.dead = 0
 
-    def count(self) -> int:
-        """Return the number of postings, tombstones included."""
-        return len(self.data) // _POSTING_WIDTH
+    def df(self) -> int:
+        """Return the number of documents that contain the term."""
+        return len(self.slots) - self.dead
 
 
 class BM25Index:
@@ -98,12 +100,13 @@ class BM25Index:
         self.k1 = k1
         self.b = b
         self.epsilon = epsilon
-        # Documents, addressed by slot; a document keeps its terms' postings
-        # and the position of its own entry in each. Slot 0 is the graveyard.
+        # Documents, addressed by slot; a document keeps its distinct terms
+        # and the position of its own entry in each term's postings. Slot 0 is
+        # the graveyard.
         self._slot_of: dict[int, int] = {}
         self._doc_id_at = array(_INT64, [0])
         self._doc_len = array(_INT64, [0])
-        self._doc_postings: list[list[_Postings] | None] = [None]
+        self._doc_terms: list[tuple[str, ...] | None] = [None]
         self._doc_positions: list[array | None] = [None]
         self._free_slots: list[int] = []
         self._total_len = 0
@@ -140,7 +143,6 @@ class BM25Index:
         counts = Counter(tokens)
         slot = self._take_slot(doc_id, len(tokens))
         vocabulary = self._postings
-        doc_postings = []
         positions = array(_INT32)
         rises = self._df_rises
         # This loop runs once per distinct term of every indexed document, so
@@ -148,14 +150,15 @@ class BM25Index:
         for back, (term, tf) in enumerate(counts.items()):
             postings = vocabulary.get(term)
             if postings is None:
-                postings = vocabulary[term] = _Postings(term)
-            data = postings.data
-            position = len(data) // _POSTING_WIDTH
+                postings = vocabulary[term] = _Postings()
+            slots = postings.slots
+            position = len(slots)
             rises.append(position - postings.dead)
             positions.append(position)
-            data.extend((slot, tf, back))
-            doc_postings.append(postings)
-        self._doc_postings[slot] = doc_postings
+            slots.append(slot)
+            postings.tfs.append(tf)
+            postings.backs.append(back)
+        self._doc_terms[slot] = tuple(counts)
         self._doc_positions[slot] = positions
         self._edited()
 
@@ -163,18 +166,19 @@ class BM25Index:
         """Forget a document; raise ``KeyError`` if ``doc_id`` is not indexed."""
         slot = self._slot_of.pop(doc_id)
         falls = self._df_falls
-        for postings, position in zip(self._doc_postings[slot], self._doc_positions[slot]):
-            postings.data[position * _POSTING_WIDTH] = _GRAVEYARD
+        for term, position in zip(self._doc_terms[slot], self._doc_positions[slot]):
+            postings = self._postings[term]
+            postings.slots[position] = _GRAVEYARD
             postings.dead += 1
-            df = postings.count() - postings.dead
+            df = postings.df()
             falls.append(df)
             if df == 0:
                 # A corpus rebuilt without this document would not know the term.
-                del self._postings[postings.term]
+                del self._postings[term]
             elif postings.dead > df:
                 self._compact(postings)
         self._total_len -= self._doc_len[slot]
-        self._doc_postings[slot] = None
+        self._doc_terms[slot] = None
         self._doc_positions[slot] = None
         self._free_slots.append(slot)
         self._edited()
@@ -240,16 +244,16 @@ class BM25Index:
                 postings = self._postings.get(term)
                 if postings is None:
                     continue
-                idf = self._idf(postings.count() - postings.dead)
+                idf = self._idf(postings.df())
                 all_positive = all_positive and idf > 0
                 contributions[term] = self._contribution(postings, idf)
             slots, contribution = contributions[term]
-            accumulated[slots] += contribution
+            np.add.at(accumulated, slots, contribution)
         accumulated[_GRAVEYARD] = 0.0
         if all_positive:
             # A term with positive idf adds a positive amount to every document
             # containing it, so a positive sum is exactly "shares a term".
-            return accumulated, np.flatnonzero(accumulated)
+            return accumulated, np.flatnonzero(accumulated > 0)
         # Otherwise contributions can be zero or cancel out, and membership
         # has to be recorded separately.
         hit = np.zeros(len(self._doc_len), dtype=bool)
@@ -264,9 +268,8 @@ class BM25Index:
         Tombstones point at the graveyard slot and are scored like any other
         posting, which is cheaper than filtering them out.
         """
-        table = np.frombuffer(postings.data, dtype=_INT32_DTYPE).reshape(-1, _POSTING_WIDTH)
-        slots = table[:, 0]
-        tfs = table[:, 1]
+        slots = np.frombuffer(postings.slots, dtype=_INT64_DTYPE)
+        tfs = np.frombuffer(postings.tfs, dtype=np.float64)
         # Same operations in the same order as BM25Okapi.get_scores.
         saturation = tfs * (self.k1 + 1) / (tfs + self._norms()[slots])
         return slots, idf * saturation
@@ -319,7 +322,7 @@ class BM25Index:
         for log, step in ((self._df_rises, 1), (self._df_falls, -1)):
             if not log:
                 continue
-            lower = np.frombuffer(log, dtype=_INT32_DTYPE)
+            lower = np.frombuffer(log, dtype=np.intc)
             size = max(len(self._df_histogram), int(lower.max()) + 2)
             moves = np.bincount(lower, minlength=size)
             histogram = np.zeros(size, dtype=np.int64)
@@ -333,14 +336,17 @@ class BM25Index:
     def _take_slot(self, doc_id: int, length: int) -> int:
         """Give a new document a slot, reusing a freed one when there is one."""
         if self._free_slots:
-            slot = self._free_slots.pop()
+            slot = self._free_slots[-1]
+            # Storing the id first means an id that does not fit in 64 bits
+            # fails before the slot leaves the free list.
             self._doc_id_at[slot] = doc_id
             self._doc_len[slot] = length
+            self._free_slots.pop()
         else:
             slot = len(self._doc_len)
             self._doc_id_at.append(doc_id)
             self._doc_len.append(length)
-            self._doc_postings.append(None)
+            self._doc_terms.append(None)
             self._doc_positions.append(None)
         self._slot_of[doc_id] = slot
         self._total_len += length
@@ -348,10 +354,10 @@ class BM25Index:
 
     def _compact(self, postings: _Postings) -> None:
         """Squeeze the tombstones out of a term's postings and repoint its documents."""
-        data = postings.data
-        columns = (data[i::_POSTING_WIDTH] for i in range(_POSTING_WIDTH))
-        survivors = [entry for entry in zip(*columns) if entry[0] != _GRAVEYARD]
-        postings.data = array(_INT32, chain.from_iterable(survivors))
+        survivors = [entry for entry in zip(postings.slots, postings.tfs, postings.backs) if entry[0] != _GRAVEYARD]
+        postings.slots = array(_INT64, [slot for slot, _, _ in survivors])
+        postings.tfs = array(_FLOAT64, [tf for _, tf, _ in survivors])
+        postings.backs = array(_INT32, [back for _, _, back in survivors])
         postings.dead = 0
         for position, (slot, _, back) in enumerate(survivors):
             self._doc_positions[slot][back] = position

@@ -31,12 +31,14 @@ class ContextRequest:
     query: str
     top_k: int = DEFAULT_TOP_K
     budget_tokens: int = DEFAULT_BUDGET_TOKENS
+    # Untrusted text pasted along with the question: terminal output, a failing test's log.
+    evidence: tuple[str, ...] = ()
 
 
 def build_context(index: Index, request: ContextRequest, ranker: Ranker | None = None) -> dict:
     """Rank the index's chunks for the request and pack the best into the token budget."""
     started = time.perf_counter()
-    query = parse_query(request.query)
+    query = parse_query("\n".join((request.query, *request.evidence)))
     warnings: list[str] = []
     if query.empty:
         warnings.append("the query has no searchable words or names")

