@@ -9,8 +9,11 @@ so the chunk table, the BM25 index and the symbol index never disagree.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
+import threading
 import time
+from collections.abc import Callable
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -24,12 +27,16 @@ from rag_lsp.core.model import Chunk, Import, ParsedFile, Reference
 from rag_lsp.core.parse import blob_id, parse_file
 from rag_lsp.core.symbols import SymbolIndex
 from rag_lsp.core.tokenize import path_tokens, tokenize
-from rag_lsp.core.walk import WalkStats, load, walk
+from rag_lsp.core.walk import WalkedFile, WalkStats, load, walk
 
 # Below this many files to parse, a process pool costs more than it saves.
 POOL_THRESHOLD = 64
-# How many parsed files are written to the cache in one transaction.
-CACHE_BATCH = 256
+# Files handled per batch: the unit of locking, progress reports and cache writes.
+REFRESH_BATCH = 128
+
+Progress = Callable[[int, int], None]
+# A file to parse: path, text, raw bytes, size, mtime_ns.
+_Work = tuple[str, str, bytes, int, int]
 
 
 @dataclass(slots=True)
@@ -112,39 +119,46 @@ class Index:
         self.cache = IndexCache(cache_path_for(self.root, cache_root)) if use_cache else None
         self.stats = IndexStats(root=str(self.root), cache=str(self.cache.path) if self.cache else None)
         self._next_id = 0
+        # Guards every structure above: writers install under it, readers query under it.
+        self.lock = threading.RLock()
 
     # Whole-workspace refresh.
 
-    def refresh(self) -> IndexStats:
-        """Bring the index in line with the disk and return fresh statistics."""
+    def refresh(self, progress: Progress | None = None, skip: Callable[[str], bool] | None = None) -> IndexStats:
+        """Bring the index in line with the disk and return fresh statistics.
+
+        Work is installed in batches under ``self.lock``, so a concurrent
+        reader sees a consistent index that grows as the refresh goes on.
+        ``progress(done, total)`` is called after each batch; ``skip(path)``
+        names files whose indexed text must not come from the disk (open
+        editor buffers, which win until they are closed).
+        """
         started = time.perf_counter()
         walk_stats = WalkStats()
         stats = IndexStats(root=str(self.root), cache=self.stats.cache)
         cached = self.cache.load_all() if self.cache else {}
+        candidates = list(walk([self.root], walk_stats, extra_ignores=self.extra_ignores, max_bytes=self.max_bytes))
         seen: set[str] = set()
-        to_parse: list[tuple[str, str, bytes, int, int]] = []
-        for walked in walk([self.root], walk_stats, extra_ignores=self.extra_ignores, max_bytes=self.max_bytes):
-            seen.add(walked.path)
-            known = self.files.get(walked.path)
-            if known and (known.size, known.mtime_ns) == (walked.size, walked.mtime_ns):
-                continue
-            stamp = cached.get(walked.path)
-            if stamp and stamp[1:] == (walked.size, walked.mtime_ns) and self._install_cached(walked.path, None):
-                stats.reused += 1
-                continue
-            loaded = load(walked, max_bytes=self.max_bytes, stats=walk_stats)
-            if loaded.skip:
-                seen.discard(walked.path)
-                continue
-            blob = blob_id(loaded.data)
-            if stamp and stamp[0] == blob and self._install_cached(walked.path, blob, walked.size, walked.mtime_ns):
-                stats.reused += 1
-                continue
-            to_parse.append((walked.path, loaded.text, loaded.data, walked.size, walked.mtime_ns))
-        stats.parsed = self._parse_all(to_parse)
-        stale = sorted(set(self.files) - seen)
-        for path in stale:
-            self.remove_file(path)
+        to_parse: list[_Work] = []
+        done = 0
+        for start in range(0, len(candidates), REFRESH_BATCH):
+            with self.lock:
+                for walked in candidates[start : start + REFRESH_BATCH]:
+                    outcome, pending = self._refresh_one(walked, cached, walk_stats, skip)
+                    if outcome != "skipped":
+                        seen.add(walked.path)
+                    if pending:
+                        to_parse.append(pending)
+                        continue
+                    stats.reused += outcome == "reused"
+                    done += 1
+            if progress:
+                progress(done, len(candidates))
+        stats.parsed = self._parse_all(to_parse, done, len(candidates), progress)
+        with self.lock:
+            stale = sorted(path for path in set(self.files) - seen if not (skip and skip(path)))
+            for path in stale:
+                self.remove_file(path)
         if self.cache:
             self.cache.delete_many(sorted((set(cached) - seen) | set(stale)))
         stats.removed = len(stale)
@@ -154,26 +168,60 @@ class Index:
         self.stats = self._count(stats)
         return self.stats
 
-    def _parse_all(self, work: list[tuple[str, str, bytes, int, int]]) -> int:
-        """Parse changed files (in worker processes when there are many) and install them."""
+    def _refresh_one(self, walked: WalkedFile, cached: dict[str, tuple[str, int, int]], walk_stats: WalkStats,
+                     skip: Callable[[str], bool] | None) -> tuple[str, _Work | None]:
+        """Handle one walked file: ("current" | "reused" | "skipped", None) or ("parse", work)."""
+        if skip and skip(walked.path):
+            return "current", None
+        known = self.files.get(walked.path)
+        if known and (known.size, known.mtime_ns) == (walked.size, walked.mtime_ns):
+            return "current", None
+        stamp = cached.get(walked.path)
+        if stamp and stamp[1:] == (walked.size, walked.mtime_ns) and self._install_cached(walked.path, None):
+            return "reused", None
+        loaded = load(walked, max_bytes=self.max_bytes, stats=walk_stats)
+        if loaded.skip:
+            return "skipped", None
+        blob = blob_id(loaded.data)
+        if stamp and stamp[0] == blob and self._install_cached(walked.path, blob, walked.size, walked.mtime_ns):
+            return "reused", None
+        return "parse", (walked.path, loaded.text, loaded.data, walked.size, walked.mtime_ns)
+
+    def _parse_all(self, work: list[_Work], done: int, total: int,
+                   progress: Progress | None) -> int:
+        """Parse changed files (in worker processes when there are many) and install them in batches."""
         if not work:
             return 0
         args = ([w[0] for w in work], [w[1] for w in work], [w[2] for w in work])
         workers = min(os.cpu_count() or 1, 8)
+        pool = None
         if len(work) >= POOL_THRESHOLD and workers > 1:
-            with ProcessPoolExecutor(max_workers=workers) as pool:
-                results = list(pool.map(analyse, *args, chunksize=16))
-        else:
-            results = [analyse(*a) for a in zip(*args)]
-        batch: list[CachedFile] = []
-        for (path, _, _, size, mtime), (parsed, tokens) in zip(work, results):
-            self._install(parsed, tokens, size, mtime)
-            batch.append(CachedFile(parsed, tokens, size, mtime))
-            if len(batch) >= CACHE_BATCH:
-                self._store(batch)
-                batch = []
-        self._store(batch)
+            # A fork server, because forking a process that runs threads (the
+            # language server's) can copy a held lock into the child.
+            pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("forkserver"))
+        try:
+            results = pool.map(analyse, *args, chunksize=16) if pool else map(analyse, *args)
+            batch: list[CachedFile] = []
+            for (path, _, _, size, mtime), (parsed, tokens) in zip(work, results):
+                batch.append(CachedFile(parsed, tokens, size, mtime))
+                if len(batch) >= REFRESH_BATCH:
+                    done = self._install_batch(batch, done, total, progress)
+                    batch = []
+            self._install_batch(batch, done, total, progress)
+        finally:
+            if pool:
+                pool.shutdown(cancel_futures=True)
         return len(work)
+
+    def _install_batch(self, batch: list[CachedFile], done: int, total: int, progress: Progress | None) -> int:
+        with self.lock:
+            for entry in batch:
+                self._install(entry.parsed, entry.tokens, entry.size, entry.mtime_ns)
+        self._store(batch)
+        done += len(batch)
+        if progress:
+            progress(done, total)
+        return done
 
     def _store(self, batch: list[CachedFile]) -> None:
         if self.cache and batch:
@@ -211,19 +259,21 @@ class Index:
         incrementally; without it the file is parsed from scratch.
         """
         parsed = parse_file(path, text, data=data, tree=tree)
-        self._install(parsed, None, len(data) if data is not None else len(text.encode("utf-8")), 0)
+        with self.lock:
+            self._install(parsed, None, len(data) if data is not None else len(text.encode("utf-8")), 0)
         return parsed
 
     def remove_file(self, path: str) -> None:
-        entry = self.files.pop(path, None)
-        if entry is None:
-            return
-        for chunk_id in entry.chunk_ids:
-            del self.chunks[chunk_id]
-            self.bm25.remove(chunk_id)
-        self.references.pop(path, None)
-        self.imports.pop(path, None)
-        self.symbols.remove_file(path)
+        with self.lock:
+            entry = self.files.pop(path, None)
+            if entry is None:
+                return
+            for chunk_id in entry.chunk_ids:
+                del self.chunks[chunk_id]
+                self.bm25.remove(chunk_id)
+            self.references.pop(path, None)
+            self.imports.pop(path, None)
+            self.symbols.remove_file(path)
 
     def _install(self, parsed: ParsedFile, tokens: list[list[str]] | None, size: int, mtime_ns: int) -> None:
         """Make ``parsed`` the indexed state of its file, touching BM25 only for changed chunks.
