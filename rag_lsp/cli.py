@@ -1,4 +1,4 @@
-"""The ``rag-lsp`` command line: ``index`` and ``context``.
+"""The ``rag-lsp`` command line: ``index``, ``context`` and ``serve``.
 
 Exit codes (documented in README.md and docs/protocol.md):
 0 the command ran (an answer may still be empty: warnings say why),
@@ -58,6 +58,11 @@ def build_parser() -> argparse.ArgumentParser:
     context.add_argument("--top-k", type=_positive, default=DEFAULT_TOP_K)
     context.add_argument("--budget-tokens", type=_positive, default=DEFAULT_BUDGET_TOKENS)
     context.add_argument("--json", action="store_true", help="print the JSON documented in docs/protocol.md")
+
+    serve = commands.add_parser("serve", parents=[cache], help="run the language server (stdio by default)")
+    serve.add_argument("--stdio", action="store_true", help="talk LSP over stdin/stdout (the default)")
+    serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP socket instead (for debugging)")
+    serve.add_argument("--log-file", type=Path, help="log file (default: $RAG_LSP_LOG_FILE or <cache>/server.log)")
     return parser
 
 
@@ -68,6 +73,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "index":
             return _index(args)
+        if args.command == "serve":
+            return _serve(args)
         return _context(args)
     except CliError as exc:
         print(f"rag-lsp: {exc}", file=sys.stderr)
@@ -140,6 +147,23 @@ def _context(args: argparse.Namespace) -> int:
         print(json.dumps(result, indent=2, ensure_ascii=False))
     else:
         print(_format_context(result))
+    return EXIT_OK
+
+
+def _serve(args: argparse.Namespace) -> int:
+    # Imported here so that index/context never pay for loading pygls.
+    from rag_lsp.server.app import build_server
+    from rag_lsp.server.logs import configure
+
+    server = build_server(cache_root=args.cache_dir, use_cache=not args.no_cache)
+    configure(server, args.log_file, logging.DEBUG if args.verbose else logging.INFO)
+    if args.tcp:
+        host, _, port = args.tcp.rpartition(":")
+        if not host or not port.isdigit():
+            raise CliError(f"--tcp needs HOST:PORT, got {args.tcp!r}", EXIT_USAGE)
+        server.start_tcp(host, int(port))
+    else:
+        server.start_io()
     return EXIT_OK
 
 

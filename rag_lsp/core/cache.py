@@ -88,7 +88,11 @@ def fingerprint() -> str:
 
 
 class IndexCache:
-    """Read and write cached parse results; every failure degrades to "not cached"."""
+    """Read and write cached parse results; every failure degrades to "not cached".
+
+    The connection may be used from several threads (the language server indexes
+    on one and closes on another); sqlite3 serialises access to it.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -111,15 +115,15 @@ class IndexCache:
     def _connect(self) -> sqlite3.Connection:
         """Connect, first discarding a file that is corrupt or from another version."""
         try:
-            db = sqlite3.connect(self.path, timeout=10)
+            db = sqlite3.connect(self.path, timeout=10, check_same_thread=False)
             if not self._usable(db):
                 db.close()
                 self._delete_files()
-                db = sqlite3.connect(self.path, timeout=10)
+                db = sqlite3.connect(self.path, timeout=10, check_same_thread=False)
         except sqlite3.DatabaseError as exc:
             self._warn(f"discarding corrupt cache {self.path}: {exc}")
             self._delete_files()
-            db = sqlite3.connect(self.path, timeout=10)
+            db = sqlite3.connect(self.path, timeout=10, check_same_thread=False)
         db.executescript(_SCHEMA)
         db.execute("INSERT OR REPLACE INTO meta VALUES ('fingerprint', ?)", (fingerprint(),))
         db.commit()

@@ -22,6 +22,7 @@ from pathlib import Path
 from tree_sitter import Tree
 
 from rag_lsp.core.bm25 import BM25Index
+from rag_lsp.core.languages import language_for_path
 from rag_lsp.core.cache import CachedFile, IndexCache, cache_path_for
 from rag_lsp.core.model import Chunk, Import, ParsedFile, Reference
 from rag_lsp.core.parse import blob_id, parse_file
@@ -106,8 +107,10 @@ class Index:
     """All indexed knowledge about one workspace root."""
 
     def __init__(self, root: Path | str, *, cache_root: Path | None = None, use_cache: bool = True,
-                 extra_ignores: tuple[str, ...] = (), max_bytes: int = 1 << 20) -> None:
+                 extra_ignores: tuple[str, ...] = (), max_bytes: int = 1 << 20,
+                 disabled_languages: frozenset[str] = frozenset()) -> None:
         self.root = Path(root).resolve()
+        self.disabled_languages = disabled_languages
         self.extra_ignores = tuple(extra_ignores)
         self.max_bytes = max_bytes
         self.chunks: dict[int, Chunk] = {}
@@ -119,6 +122,7 @@ class Index:
         self.cache = IndexCache(cache_path_for(self.root, cache_root)) if use_cache else None
         self.stats = IndexStats(root=str(self.root), cache=str(self.cache.path) if self.cache else None)
         self._next_id = 0
+        self._language_skips = 0
         # Guards every structure above: writers install under it, readers query under it.
         self.lock = threading.RLock()
 
@@ -137,6 +141,7 @@ class Index:
         walk_stats = WalkStats()
         stats = IndexStats(root=str(self.root), cache=self.stats.cache)
         cached = self.cache.load_all() if self.cache else {}
+        self._language_skips = 0
         candidates = list(walk([self.root], walk_stats, extra_ignores=self.extra_ignores, max_bytes=self.max_bytes))
         seen: set[str] = set()
         to_parse: list[_Work] = []
@@ -163,6 +168,8 @@ class Index:
             self.cache.delete_many(sorted((set(cached) - seen) | set(stale)))
         stats.removed = len(stale)
         stats.skipped = walk_stats.skipped
+        if self._language_skips:
+            stats.skipped["language_disabled"] = self._language_skips
         stats.skip_examples = walk_stats.examples
         stats.elapsed_ms = (time.perf_counter() - started) * 1000
         self.stats = self._count(stats)
@@ -173,6 +180,9 @@ class Index:
         """Handle one walked file: ("current" | "reused" | "skipped", None) or ("parse", work)."""
         if skip and skip(walked.path):
             return "current", None
+        if self.disabled_languages and language_for_path(walked.path) in self.disabled_languages:
+            self._language_skips += 1
+            return "skipped", None
         known = self.files.get(walked.path)
         if known and (known.size, known.mtime_ns) == (walked.size, walked.mtime_ns):
             return "current", None

@@ -1,0 +1,138 @@
+"""Settings: defaults, the client's settings and the operator file ``.rag-lsp.toml``.
+
+Sources, from weakest to strongest: the defaults, the client's settings
+(``initializationOptions``, then ``workspace/didChangeConfiguration``), and
+the operator file at a workspace root, which wins because whoever runs
+rag_lsp for a project decides what it may read and where its cache goes.
+
+Keys may be written camelCase (editor settings) or snake_case (TOML). An
+unknown key is reported by name and ignored; an invalid value rejects the
+whole update so the previous valid settings stay in force.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+
+from rag_lsp.core import languages
+
+OPERATOR_FILE = ".rag-lsp.toml"
+_CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])([A-Z])")
+
+
+class SettingsError(ValueError):
+    """Settings that cannot be applied, with a message naming the key and the problem."""
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Everything a user or operator can set; see docs/protocol.md for each key."""
+
+    budget_tokens: int = 4000
+    top_k: int = 10
+    ignore: tuple[str, ...] = ()
+    languages: dict[str, bool] = field(default_factory=dict)
+    cache_dir: str | None = None
+    max_file_bytes: int = 1 << 20
+
+    def disabled_languages(self) -> frozenset[str]:
+        return frozenset(name for name, enabled in self.languages.items() if not enabled)
+
+    def to_dict(self) -> dict:
+        return {
+            "budgetTokens": self.budget_tokens,
+            "topK": self.top_k,
+            "ignore": list(self.ignore),
+            "languages": dict(self.languages),
+            "cacheDir": self.cache_dir,
+            "maxFileBytes": self.max_file_bytes,
+        }
+
+
+KNOWN_KEYS = tuple(f.name for f in fields(Settings))
+
+
+def snake_case(key: str) -> str:
+    return _CAMEL_BOUNDARY.sub(r"_\1", key).lower()
+
+
+def apply_settings(base: Settings, raw: object) -> tuple[Settings, list[str]]:
+    """``base`` updated with ``raw`` (a mapping), plus warnings; raises SettingsError if invalid.
+
+    A client may nest settings under a ``ragLsp`` key (VS Code sends its
+    section that way); both shapes are accepted.
+    """
+    if raw is None:
+        return base, []
+    if not isinstance(raw, dict):
+        raise SettingsError(f"settings must be an object, got {type(raw).__name__}")
+    if isinstance(raw.get("ragLsp"), dict):
+        raw = raw["ragLsp"]
+    warnings: list[str] = []
+    changes: dict[str, object] = {}
+    for key, value in raw.items():
+        name = snake_case(str(key))
+        if name not in KNOWN_KEYS:
+            warnings.append(f"unknown setting '{key}' ignored (known: {', '.join(KNOWN_KEYS)})")
+            continue
+        changes[name] = _VALIDATORS[name](key, value)
+    return replace(base, **changes), warnings
+
+
+def load_operator_file(root: Path) -> dict:
+    """The operator file's table, or {} when there is none; raises SettingsError if it is not valid TOML."""
+    path = root / OPERATOR_FILE
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SettingsError(f"{path}: cannot read: {exc}") from exc
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise SettingsError(f"{path}: invalid TOML: {exc}") from exc
+
+
+def _positive_int(key: str, value: object, upper: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0 or (upper and value > upper):
+        bound = f" no larger than {upper}" if upper else ""
+        raise SettingsError(f"setting '{key}' must be a positive integer{bound}, got {value!r}")
+    return value
+
+
+def _globs(key: str, value: object) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(item, str) and item.strip() for item in value):
+        raise SettingsError(f"setting '{key}' must be a list of non-empty glob strings, got {value!r}")
+    return tuple(value)
+
+
+def _languages(key: str, value: object) -> dict[str, bool]:
+    if not isinstance(value, dict):
+        raise SettingsError(f"setting '{key}' must map language names to true/false, got {value!r}")
+    known = languages.all_languages()
+    for name, enabled in value.items():
+        if name not in known:
+            raise SettingsError(f"setting '{key}': unknown language '{name}' (known: {', '.join(known)})")
+        if not isinstance(enabled, bool):
+            raise SettingsError(f"setting '{key}.{name}' must be true or false, got {enabled!r}")
+    return dict(value)
+
+
+def _optional_path(key: str, value: object) -> str | None:
+    if value is None or (isinstance(value, str) and value.strip()):
+        return value
+    raise SettingsError(f"setting '{key}' must be a directory path or null, got {value!r}")
+
+
+_VALIDATORS = {
+    "budget_tokens": lambda key, value: _positive_int(key, value, 200_000),
+    "top_k": lambda key, value: _positive_int(key, value, 100),
+    "ignore": _globs,
+    "languages": _languages,
+    "cache_dir": _optional_path,
+    "max_file_bytes": lambda key, value: _positive_int(key, value, 64 << 20),
+}

@@ -1,0 +1,485 @@
+"""A live workspace: several roots, open buffers, settings, and the questions asked of them.
+
+This is what the language server drives, kept free of any protocol so it can
+be tested directly. Paths crossing this boundary are absolute filesystem
+paths; the server turns URIs into them and back.
+
+Threading: every method may be called from any thread. Index contents are
+guarded by each ``Index.lock``; the session's own tables by ``self._lock``.
+Callers are expected to apply edits in order (the server does so on one
+thread) while queries and the initial indexing run elsewhere.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rag_lsp import __version__
+from rag_lsp.core import languages
+from rag_lsp.core.config import Settings, SettingsError, apply_settings, load_operator_file
+from rag_lsp.core.context import ContextRequest, build_context
+from rag_lsp.core.documents import EditError, OpenDocument, TextEdit
+from rag_lsp.core.index import Index
+from rag_lsp.core.model import Definition
+from rag_lsp.core.walk import is_secret_path, load_bytes, name_skip_reason
+
+# Path segments that mark a file as a test (for lens counts).
+_TEST_DIRS = frozenset({"test", "tests", "spec", "specs", "__tests__", "testing"})
+MAX_WORKSPACE_SYMBOLS = 100
+_IDENTIFIER = re.compile(r"[A-Za-z_][\w.]*")
+
+
+def is_test_path(path: str) -> bool:
+    """Whether a workspace-relative path looks like a test file in any common convention."""
+    parts = path.lower().split("/")
+    name = parts[-1]
+    stem = name.split(".", 1)[0]
+    return (
+        any(part in _TEST_DIRS for part in parts[:-1])
+        or stem.startswith("test_")
+        or stem.endswith(("_test", "_spec", "test", "tests", "spec"))
+        or ".test." in name
+        or ".spec." in name
+    )
+
+
+@dataclass(slots=True)
+class IndexingState:
+    """Progress of the background indexing, reported with every answer while it runs."""
+
+    done: int = 0
+    total: int = 0
+    running: bool = False
+    roots: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {"done": self.done, "total": self.total}
+
+
+@dataclass(slots=True)
+class _Root:
+    index: Index
+    settings: Settings
+    warnings: list[str] = field(default_factory=list)
+
+
+class Session:
+    """Roots with their indexes, the open documents, and the client's settings."""
+
+    def __init__(self, client_settings: Settings | None = None, cache_root: Path | None = None,
+                 use_cache: bool = True) -> None:
+        self.client_settings = client_settings or Settings()
+        self.cache_root = cache_root
+        self.use_cache = use_cache
+        self.roots: dict[Path, _Root] = {}
+        self.documents: dict[Path, OpenDocument] = {}
+        # Open documents that were indexed from disk before they were opened.
+        self._indexed_before_open: set[Path] = set()
+        self.indexing = IndexingState()
+        self._lock = threading.RLock()
+
+    # Roots and settings.
+
+    def add_root(self, path: Path) -> list[str]:
+        """Start tracking a workspace folder (not yet indexed); returns settings warnings."""
+        path = path.resolve()
+        settings, warnings = self._root_settings(path, self.client_settings)
+        with self._lock:
+            if path not in self.roots:
+                self.roots[path] = _Root(self._new_index(path, settings), settings, warnings)
+        return warnings
+
+    def remove_root(self, path: Path) -> None:
+        with self._lock:
+            root = self.roots.pop(path.resolve(), None)
+        if root:
+            root.index.close()
+
+    def _root_settings(self, path: Path, client: Settings) -> tuple[Settings, list[str]]:
+        """Client settings overlaid with the root's operator file; an invalid file is reported, not applied."""
+        try:
+            return apply_settings(client, load_operator_file(path))
+        except SettingsError as exc:
+            return client, [str(exc)]
+
+    def _new_index(self, path: Path, settings: Settings) -> Index:
+        return Index(
+            path,
+            cache_root=Path(settings.cache_dir) if settings.cache_dir else self.cache_root,
+            use_cache=self.use_cache,
+            extra_ignores=settings.ignore,
+            max_bytes=settings.max_file_bytes,
+            disabled_languages=settings.disabled_languages(),
+        )
+
+    def update_settings(self, raw: object) -> tuple[list[str], list[Path]]:
+        """Apply new client settings; raises SettingsError (nothing changes) if any value is invalid.
+
+        Returns the warnings and the roots whose index must be rebuilt
+        because what they index changed (ignore globs, languages, cache, size).
+        """
+        settings, warnings = apply_settings(self.client_settings, raw)
+        rebuild = []
+        with self._lock:
+            self.client_settings = settings
+            for path, root in list(self.roots.items()):
+                merged, root_warnings = self._root_settings(path, settings)
+                warnings.extend(root_warnings)
+                if _index_shape(merged) != _index_shape(root.settings):
+                    root.index.close()
+                    self.roots[path] = _Root(self._new_index(path, merged), merged, root_warnings)
+                    rebuild.append(path)
+                else:
+                    root.settings = merged
+        return warnings, rebuild
+
+    def settings_for(self, path: Path | None = None) -> Settings:
+        located = self.locate(path) if path else None
+        return located[0].settings if located else self.client_settings
+
+    # Indexing.
+
+    def index_roots(self, roots: list[Path] | None = None, progress=None) -> list[dict]:
+        """Refresh the given roots (all by default) from disk; open buffers keep their text."""
+        with self._lock:
+            targets = [(p, r) for p, r in self.roots.items() if roots is None or p in roots]
+            self.indexing = IndexingState(running=True, roots=[str(p) for p, _ in targets])
+        reports = []
+        offset = 0
+        try:
+            for path, root in targets:
+                def report(done: int, total: int, offset=offset) -> None:
+                    self.indexing.done = offset + done
+                    self.indexing.total = max(self.indexing.total, offset + total)
+                    if progress:
+                        progress(self.indexing.done, self.indexing.total)
+
+                stats = root.index.refresh(report, skip=lambda rel, path=path: self._is_open(path / rel))
+                offset = self.indexing.done
+                reports.append(stats.to_dict())
+        finally:
+            self.indexing.running = False
+        return reports
+
+    def _is_open(self, path: Path) -> bool:
+        return path in self.documents
+
+    # Files and buffers.
+
+    def locate(self, path: Path) -> tuple[_Root, str] | None:
+        """The root holding an absolute path and the path relative to it (the innermost root wins)."""
+        best = None
+        for root_path, root in self.roots.items():
+            if path == root_path or root_path in path.parents:
+                if best is None or len(root_path.parts) > len(best[0].parts):
+                    best = (root_path, root)
+        if best is None:
+            return None
+        return best[1], path.relative_to(best[0]).as_posix()
+
+    def _skip_reason(self, root: _Root, rel: str, data: bytes) -> str | None:
+        """Why a file's content must not be indexed (None when it may be): the walk's rules, per file."""
+        if is_secret_path(rel):
+            return "secret"
+        for part in rel.split("/"):
+            reason = name_skip_reason(part)
+            if reason:
+                return reason
+        if languages.language_for_path(rel) in root.settings.disabled_languages():
+            return "language_disabled"
+        return load_bytes(rel, data, max_bytes=root.settings.max_file_bytes).skip
+
+    def open_document(self, path: Path, text: str, version: int, encoding: str = "utf-16") -> str | None:
+        """Track an opened buffer and index its text; returns a skip reason when it is not indexed."""
+        document = OpenDocument(str(path), text, version, encoding=encoding)
+        with self._lock:
+            self.documents[path] = document
+        located = self.locate(path)
+        if located is None:
+            return "outside the workspace"
+        root, rel = located
+        reason = self._skip_reason(root, rel, text.encode("utf-8", "surrogatepass"))
+        if rel in root.index.files:
+            self._indexed_before_open.add(path)
+        if reason:
+            root.index.remove_file(rel)
+            return reason
+        root.index.set_file(rel, text, tree=document.tree)
+        return None
+
+    def change_document(self, path: Path, version: int, changes: list[TextEdit | str]) -> str | None:
+        """Apply a burst of edits (a ``str`` replaces the whole text) and re-index the buffer.
+
+        Raises EditError for an unknown document or an edit that does not fit
+        it (the buffer keeps the edits applied before the bad one). Returns a
+        message when the change is skipped (a version older than the buffer's).
+        """
+        document = self.documents.get(path)
+        if document is None:
+            raise EditError(f"document is not open: {path}")
+        if version is not None and version <= document.version:
+            return f"ignored change to {path.name}: version {version} is not newer than {document.version}"
+        try:
+            for change in changes:
+                if isinstance(change, str):
+                    document.replace_all(change)
+                else:
+                    document.apply(change)
+        finally:
+            document.version = version
+            document.reparse()
+            self._reindex_open(path, document)
+        return None
+
+    def _reindex_open(self, path: Path, document: OpenDocument) -> None:
+        located = self.locate(path)
+        if located is None:
+            return
+        root, rel = located
+        if self._skip_reason(root, rel, document.text.encode("utf-8", "surrogatepass")):
+            root.index.remove_file(rel)
+        else:
+            root.index.set_file(rel, document.text, tree=document.tree)
+
+    def close_document(self, path: Path) -> None:
+        """Forget a buffer: the disk's version (if any, and indexable) is indexed again."""
+        with self._lock:
+            self.documents.pop(path, None)
+            was_indexed = path in self._indexed_before_open
+            self._indexed_before_open.discard(path)
+        located = self.locate(path)
+        if located is None:
+            return
+        root, rel = located
+        if was_indexed:
+            self.file_changed(path)
+        else:
+            root.index.remove_file(rel)
+
+    def file_changed(self, path: Path) -> str | None:
+        """A file was created or changed on disk; returns a skip reason when it is not indexed."""
+        if path in self.documents:
+            return "open in the editor"
+        located = self.locate(path)
+        if located is None:
+            return "outside the workspace"
+        root, rel = located
+        try:
+            data = path.read_bytes() if path.is_file() and not path.is_symlink() else None
+        except OSError as exc:
+            data, reason = None, f"unreadable: {exc.strerror or exc}"
+        else:
+            reason = "not a regular file"
+        if data is None:
+            root.index.remove_file(rel)
+            return reason
+        skip = self._skip_reason(root, rel, data)
+        if skip:
+            root.index.remove_file(rel)
+            return skip
+        root.index.set_file(rel, data.decode("utf-8-sig"), data=data)
+        return None
+
+    def file_deleted(self, path: Path) -> None:
+        located = self.locate(path)
+        if located is None:
+            return
+        root, rel = located
+        prefix = rel + "/"
+        for indexed in [p for p in root.index.files if p == rel or p.startswith(prefix)]:
+            if root.index.root / indexed not in self.documents:
+                root.index.remove_file(indexed)
+
+    def file_renamed(self, old: Path, new: Path) -> None:
+        self.file_deleted(old)
+        located = self.locate(new)
+        if located and new.is_dir():
+            self.index_roots([located[0].index.root])
+        elif located:
+            self.file_changed(new)
+
+    # Questions.
+
+    def context(self, request: ContextRequest, focus: Path | None = None) -> dict:
+        """Ranked context over every root (or the focused document's root first), merged and re-packed."""
+        started = time.perf_counter()
+        with self._lock:
+            roots = list(self.roots.items())
+        if focus is not None and (located := self.locate(focus)):
+            roots.sort(key=lambda item: item[1] is not located[0])
+        results = []
+        for path, root in roots:
+            with root.index.lock:
+                answer = build_context(root.index, request)
+            for item in answer["items"]:
+                item["root"] = str(path)
+            results.append(answer)
+        merged = _merge(results, request)
+        merged["elapsed_ms"] = round((time.perf_counter() - started) * 1000, 2)
+        if self.indexing.running:
+            merged["indexing"] = self.indexing.to_dict()
+        return merged
+
+    def focus_query(self, path: Path, line: int, character: int) -> str:
+        """A question for a cursor: the identifier under it, qualified by the enclosing definition.
+
+        ``line`` is 0-based and ``character`` counts code points; the open
+        buffer's text is used when there is one.
+        """
+        document = self.documents.get(path)
+        try:
+            text = document.text if document else path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return ""
+        lines = text.splitlines()
+        current = lines[line] if 0 <= line < len(lines) else ""
+        word = _word_at(current, character)
+        located = self.locate(path)
+        enclosing = None
+        if located:
+            root, rel = located
+            with root.index.lock:
+                covering = [d for d in root.index.symbols.in_file(rel) if d.start_line <= line + 1 <= d.end_line]
+            if covering:
+                enclosing = max(covering, key=lambda d: d.start_line).qualname
+        return " ".join(f"`{name}`" for name in dict.fromkeys(n for n in (word, enclosing) if n))
+
+    def status(self) -> dict:
+        with self._lock:
+            roots = list(self.roots.items())
+            open_documents = len(self.documents)
+        described = []
+        for path, root in roots:
+            with root.index.lock:
+                stats = root.index.stats.to_dict()
+                stats.update(files=len(root.index.files), chunks=len(root.index.chunks),
+                             definitions=len(root.index.symbols))
+            stats["settings"] = root.settings.to_dict()
+            stats["settings_warnings"] = list(root.warnings)
+            described.append(stats)
+        return {
+            "version": __version__,
+            "roots": described,
+            "files": sum(r["files"] for r in described),
+            "chunks": sum(r["chunks"] for r in described),
+            "open_documents": open_documents,
+            "indexing": {**self.indexing.to_dict(), "running": self.indexing.running},
+        }
+
+    def workspace_symbols(self, query: str) -> list[tuple[Path, Definition]]:
+        """Definitions whose names match ``query`` fuzzily, best first, at most 100."""
+        scored = []
+        needle = query.lower()
+        for path, root in list(self.roots.items()):
+            with root.index.lock:
+                for name in list(root.index.symbols.names()):
+                    score = _fuzzy_score(needle, name)
+                    if score is None:
+                        continue
+                    for definition in root.index.symbols.by_name(name):
+                        scored.append((score, definition.qualname, str(path), definition.path,
+                                       definition.start_line, path, definition))
+        scored.sort(key=lambda item: item[:5])
+        return [(path, definition) for *_, path, definition in scored[:MAX_WORKSPACE_SYMBOLS]]
+
+    def definitions_in(self, path: Path) -> list[Definition]:
+        located = self.locate(path)
+        if located is None:
+            return []
+        root, rel = located
+        with root.index.lock:
+            return root.index.symbols.in_file(rel)
+
+    def usage_counts(self, path: Path, name: str, qualname: str) -> dict:
+        """How often a definition's name is used: references (outside its own definition) and test files."""
+        located = self.locate(path)
+        if located is None:
+            return {"references": 0, "tests": 0, "found": False}
+        root, rel = located
+        with root.index.lock:
+            definition = next((d for d in root.index.symbols.in_file(rel) if d.qualname == qualname), None)
+            references = 0
+            test_files = set()
+            for ref_path, refs in root.index.references.items():
+                for ref in refs:
+                    if ref.name != name:
+                        continue
+                    if definition and ref_path == rel and definition.start_line <= ref.line <= definition.end_line:
+                        continue
+                    references += 1
+                    if is_test_path(ref_path):
+                        test_files.add(ref_path)
+        return {"references": references, "tests": len(test_files), "found": definition is not None,
+                "start_line": definition.start_line if definition else None}
+
+
+def _index_shape(settings: Settings) -> tuple:
+    """The settings that change what an index holds."""
+    return settings.ignore, settings.disabled_languages(), settings.cache_dir, settings.max_file_bytes
+
+
+def _merge(results: list[dict], request: ContextRequest) -> dict:
+    """One answer from per-root answers: items by score (ties by root order, path), re-packed to budget."""
+    if len(results) == 1:
+        return results[0]
+    if not results:
+        return {"items": [], "elapsed_ms": 0.0, "truncated": False, "index": {"roots": [], "files": 0, "chunks": 0},
+                "tokens": 0, "budget_tokens": request.budget_tokens, "token_count": "estimate",
+                "warnings": ["no workspace folder is open"]}
+    ranked = sorted(
+        ((item, order) for order, result in enumerate(results) for item in result["items"]),
+        key=lambda pair: (-pair[0]["score"], pair[1], pair[0]["path"], pair[0]["start_line"]),
+    )
+    items, used = [], 0
+    truncated = any(r["truncated"] for r in results)
+    for item, _ in ranked:
+        if len(items) >= request.top_k:
+            truncated = True
+            break
+        if used + item["tokens"] > request.budget_tokens:
+            truncated = True
+            continue
+        items.append(item)
+        used += item["tokens"]
+    merged = dict(results[0])
+    merged.update(
+        items=items,
+        truncated=truncated,
+        tokens=used,
+        index={"roots": [r["index"] for r in results], "files": sum(r["index"]["files"] for r in results),
+               "chunks": sum(r["index"]["chunks"] for r in results)},
+    )
+    warnings = sorted({w for r in results for w in r.get("warnings", ())})
+    if warnings:
+        merged["warnings"] = warnings
+    return merged
+
+
+def _word_at(line: str, character: int) -> str | None:
+    """The identifier (with dots) that a cursor at ``character`` touches."""
+    for match in _IDENTIFIER.finditer(line):
+        if match.start() <= character <= match.end():
+            return match.group(0)
+    return None
+
+
+def _fuzzy_score(needle: str, name: str) -> tuple[int, int] | None:
+    """Rank of a name for a workspace-symbol query: exact, prefix, substring, then subsequence; None if no match."""
+    lowered = name.lower()
+    if not needle:
+        return (3, len(name))
+    if lowered == needle:
+        return (0, len(name))
+    if lowered.startswith(needle):
+        return (1, len(name))
+    if needle in lowered:
+        return (2, len(name))
+    position = 0
+    for char in lowered:
+        if position < len(needle) and char == needle[position]:
+            position += 1
+    return (4, len(name)) if position == len(needle) else None

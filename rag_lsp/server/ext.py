@@ -1,0 +1,20 @@
+"""rag_lsp's own protocol extensions, in one place: custom methods, commands, and lens titles.
+
+docs/protocol.md documents each of these; tests/integration/test_protocol_doc.py
+fails when this module and the document disagree.
+"""
+
+CONTEXT = "ragLsp/context"
+STATUS = "ragLsp/status"
+
+# Server command ids use the ``ragLsp.server.`` prefix so that they never
+# collide with a client extension's own ``ragLsp.*`` commands.
+COMMAND_CONTEXT_FOR_SYMBOL = "ragLsp.server.contextForSymbol"
+
+CUSTOM_REQUESTS = (CONTEXT, STATUS)
+COMMANDS = (COMMAND_CONTEXT_FOR_SYMBOL,)
+
+# Definition kinds that get a code lens.
+LENS_KINDS = frozenset(
+    {"function", "method", "class", "struct", "interface", "trait", "enum", "impl", "type", "constructor", "macro"}
+)

@@ -1,0 +1,94 @@
+"""Decode and validate the params of rag_lsp's custom requests and commands.
+
+Custom-request params reach pygls handlers as attribute objects (or plain
+dicts from some clients), not typed lsprotocol classes, so every field is
+checked here and a bad one becomes a JSON-RPC InvalidParams error that names
+it, rather than an exception deep in the core.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from pygls.exceptions import JsonRpcInvalidParams
+
+from rag_lsp.core.config import Settings
+from rag_lsp.core.context import ContextRequest
+from rag_lsp.server.convert import uri_to_path
+
+VERBOSITIES = ("full", "locations")
+MAX_QUERY_CHARS = 200_000
+
+
+def field(params: object, name: str, default: object = None) -> object:
+    """A field of a params object, whatever shape the transport gave it."""
+    if params is None:
+        return default
+    if isinstance(params, dict):
+        return params.get(name, default)
+    return getattr(params, name, default)
+
+
+def _integer(params: object, name: str, default: int, upper: int) -> int:
+    value = field(params, name, default)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= upper:
+        raise JsonRpcInvalidParams(f"'{name}' must be an integer from 1 to {upper}, got {value!r}")
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    path: Path
+    line: int
+    character: int
+
+
+@dataclass(frozen=True, slots=True)
+class ContextParams:
+    request: ContextRequest
+    focus: Position | None
+    verbosity: str
+
+
+def text_document_position(params: object) -> Position | None:
+    """``textDocument`` + ``position`` when both are given (a focus for the question)."""
+    document, position = field(params, "textDocument"), field(params, "position")
+    if document is None and position is None:
+        return None
+    if document is None:
+        raise JsonRpcInvalidParams("'position' needs 'textDocument'")
+    path = uri_to_path(field(document, "uri"))
+    if position is None:
+        return Position(path, 0, 0)
+    line, character = field(position, "line"), field(position, "character")
+    if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in (line, character)):
+        raise JsonRpcInvalidParams(f"'position' needs non-negative integers 'line' and 'character', got {position!r}")
+    return Position(path, line, character)
+
+
+def context_params(params: object, settings: Settings) -> ContextParams:
+    """Validated ``ragLsp/context`` params, with defaults from the settings."""
+    if params is None:
+        raise JsonRpcInvalidParams("ragLsp/context needs params with a 'query'")
+    query = field(params, "query", "")
+    if not isinstance(query, str):
+        raise JsonRpcInvalidParams(f"'query' must be a string, got {type(query).__name__}")
+    evidence = field(params, "evidence", None) or []
+    if not isinstance(evidence, list) or not all(isinstance(e, str) for e in evidence):
+        raise JsonRpcInvalidParams("'evidence' must be a list of strings")
+    if len(query) + sum(map(len, evidence)) > MAX_QUERY_CHARS:
+        raise JsonRpcInvalidParams(f"query and evidence exceed {MAX_QUERY_CHARS} characters")
+    verbosity = field(params, "verbosity", "full")
+    if verbosity not in VERBOSITIES:
+        raise JsonRpcInvalidParams(f"'verbosity' must be one of {', '.join(VERBOSITIES)}, got {verbosity!r}")
+    focus = text_document_position(params)
+    if not query.strip() and not evidence and focus is None:
+        raise JsonRpcInvalidParams("give a 'query', 'evidence', or a 'textDocument' and 'position'")
+    request = ContextRequest(
+        query=query,
+        top_k=_integer(params, "topK", settings.top_k, 100),
+        budget_tokens=_integer(params, "budgetTokens", settings.budget_tokens, 200_000),
+        evidence=tuple(evidence),
+    )
+    return ContextParams(request, focus, verbosity)

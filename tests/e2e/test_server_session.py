@@ -1,0 +1,67 @@
+"""The language server end to end: a real stdio subprocess and a real LSP client."""
+
+from __future__ import annotations
+
+import asyncio
+
+from lsprotocol import types
+
+from lsp_harness import Harness, run
+
+
+def test_initialize_index_context_edit_lens_command_shutdown(ledger_root, tmp_path):
+    async def scenario() -> None:
+        harness = Harness(tmp_path / "cache", tmp_path / "server.log")
+        result = await harness.start([ledger_root])
+        capabilities = result.capabilities
+        assert capabilities.code_lens_provider.resolve_provider is True
+        assert "ragLsp.server.contextForSymbol" in capabilities.execute_command_provider.commands
+        await harness.wait_indexed()
+        kinds = harness.progress_kinds()
+        assert kinds[0] == "begin" and kinds[-1] == "end" and "report" in kinds
+        assert types.WORKSPACE_DID_CHANGE_WATCHED_FILES in harness.registrations
+
+        answer = await harness.request("ragLsp/context", {"query": "why does `Ledger.post` raise KeyError"})
+        first = answer.items[0]
+        assert (first.path, first.qualname) == ("shop/ledger.py", "Ledger.post")
+        assert first.uri == (ledger_root / "shop/ledger.py").as_uri()
+
+        # An unsaved edit: a new function typed into an open buffer is found at once.
+        ledger = ledger_root / "shop/ledger.py"
+        uri = harness.open(ledger)
+        lines = ledger.read_text().splitlines()
+        harness.change(uri, 2, [types.TextDocumentContentChangePartial(
+            range=types.Range(types.Position(len(lines), 0), types.Position(len(lines), 0)),
+            text="\n\ndef reconcile_overdraft(ledger):\n    \"\"\"Fix négative balances 🎉.\"\"\"\n    return ledger\n",
+        )])
+        answer = await harness.request("ragLsp/context", {"query": "reconcile_overdraft"})
+        assert answer.items[0].qualname == "reconcile_overdraft"
+        assert answer.items[0].start_line == len(lines) + 3
+
+        lenses = await harness.client.text_document_code_lens_async(
+            types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri)))
+        by_name = {lens.data["qualname"]: lens for lens in lenses}
+        assert {"Ledger", "Ledger.post", "reconcile_overdraft"} <= set(by_name)
+        resolved = await harness.client.code_lens_resolve_async(by_name["Ledger.post"])
+        assert resolved.command.title == "0 references · 0 tests · context"
+        assert resolved.command.command == "ragLsp.server.contextForSymbol"
+
+        convert_lens = await harness.client.code_lens_resolve_async(types.CodeLens(
+            range=types.Range(types.Position(3, 0), types.Position(3, 0)),
+            data={"uri": (ledger_root / "shop/currency.py").as_uri(), "qualname": "convert", "name": "convert"}))
+        assert convert_lens.command.title.startswith("1 reference · ")
+
+        executed = await harness.client.workspace_execute_command_async(types.ExecuteCommandParams(
+            command=resolved.command.command, arguments=resolved.command.arguments))
+        assert executed["items"][0]["qualname"] == "Ledger.post"
+
+        symbols = await harness.client.workspace_symbol_async(types.WorkspaceSymbolParams(query="conv"))
+        assert [s.name for s in symbols][:1] == ["convert"]
+
+        status = await harness.request("ragLsp/status", None)
+        assert status.files == 6 and status.open_documents == 1
+        assert status.roots[0].cache.startswith(str(tmp_path / "cache"))
+
+        assert await harness.stop() == 0
+
+    run(scenario())
