@@ -66,11 +66,15 @@ class OpenDocument:
     # Index into ``text`` where each line starts; None when an edit made it stale.
     _starts: list[int] | None = field(default=None, repr=False)
 
+    # False for a buffer that is not indexed (too large, binary, secret): no tree is kept for it.
+    parsed: bool = True
+
     def __post_init__(self) -> None:
         if self.encoding not in ENCODINGS:
             raise ValueError(f"unknown position encoding {self.encoding!r}")
         self.language = self.language or languages.language_for_path(self.path)
-        self.tree = parse_tree(self.language, self.text.encode("utf-8"))
+        if self.parsed:
+            self.tree = parse_tree(self.language, self.text.encode("utf-8"))
 
     def line_starts(self) -> list[int]:
         """Where each line of ``text`` starts; LSP counts \\n, \\r\\n and \\r as line breaks."""
@@ -114,13 +118,14 @@ class OpenDocument:
         self._starts = None
 
     def replace_all(self, text: str) -> None:
-        """A full-text change: start over with a fresh tree."""
+        """A full-text change: the old tree is of no use any more."""
         self.text = text
         self._starts = None
-        self.tree = parse_tree(self.language, text.encode("utf-8"))
+        self.tree = None
 
     def reparse(self) -> Tree | None:
-        """Re-parse after edits, reusing the edited old tree."""
+        """Re-parse after edits, reusing the edited old tree (a full parse when there is none)."""
+        self.parsed = True
         self.tree = parse_tree(self.language, self.text.encode("utf-8"), self.tree)
         return self.tree
 

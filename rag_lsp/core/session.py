@@ -138,8 +138,13 @@ class Session:
         return warnings, rebuild
 
     def settings_for(self, path: Path | None = None) -> Settings:
+        """The settings of the root holding ``path``; without a path, the first root's."""
         located = self.locate(path) if path else None
-        return located[0].settings if located else self.client_settings
+        if located:
+            return located[0].settings
+        with self._lock:
+            first = next(iter(self.roots.values()), None)
+        return first.settings if first else self.client_settings
 
     # Indexing.
 
@@ -195,14 +200,17 @@ class Session:
 
     def open_document(self, path: Path, text: str, version: int, encoding: str = "utf-16") -> str | None:
         """Track an opened buffer and index its text; returns a skip reason when it is not indexed."""
-        document = OpenDocument(str(path), text, version, encoding=encoding)
+        located = self.locate(path)
+        reason = "outside the workspace" if located is None else self._skip_reason(
+            located[0], located[1], text.encode("utf-8", "surrogatepass"))
+        # A buffer that is not indexed is tracked without a syntax tree: parsing
+        # a 20 MB file only to throw the tree away would stall every edit.
+        document = OpenDocument(str(path), text, version, encoding=encoding, parsed=reason is None)
         with self._lock:
             self.documents[path] = document
-        located = self.locate(path)
         if located is None:
-            return "outside the workspace"
+            return reason
         root, rel = located
-        reason = self._skip_reason(root, rel, text.encode("utf-8", "surrogatepass"))
         if rel in root.index.files:
             self._indexed_before_open.add(path)
         if reason:
@@ -231,7 +239,6 @@ class Session:
                     document.apply(change)
         finally:
             document.version = version
-            document.reparse()
             self._reindex_open(path, document)
         return None
 
@@ -241,9 +248,10 @@ class Session:
             return
         root, rel = located
         if self._skip_reason(root, rel, document.text.encode("utf-8", "surrogatepass")):
+            document.tree, document.parsed = None, False
             root.index.remove_file(rel)
         else:
-            root.index.set_file(rel, document.text, tree=document.tree)
+            root.index.set_file(rel, document.text, tree=document.reparse())
 
     def close_document(self, path: Path) -> None:
         """Forget a buffer: the disk's version (if any, and indexable) is indexed again."""

@@ -19,6 +19,8 @@ from pathlib import Path
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.language_server import lsp_method
 
 from rag_lsp import __version__
 from rag_lsp.core.config import Settings, SettingsError, apply_settings
@@ -42,11 +44,22 @@ log = logging.getLogger("rag_lsp.server")
 LENS_REFRESH_DELAY = 0.5
 
 
+class _Protocol(LanguageServerProtocol):
+    """pygls's protocol, except that a change to a document that is not open is logged, not raised."""
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams):
+        if params.text_document.uri not in self.workspace.text_documents:
+            log.warning("change ignored: document is not open: %s", params.text_document.uri)
+            return
+        yield from super().lsp_text_document__did_change(params)
+
+
 class RagServer(LanguageServer):
     """A LanguageServer holding one ``Session`` and the threads that feed it."""
 
     def __init__(self, cache_root: Path | None = None, use_cache: bool = True) -> None:
-        super().__init__("rag-lsp", __version__)
+        super().__init__("rag-lsp", __version__, protocol_cls=_Protocol)
         self.session = Session(cache_root=cache_root, use_cache=use_cache)
         self.writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rag-lsp-writer")
         self.indexer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rag-lsp-indexer")
@@ -289,7 +302,10 @@ def _register_workspace(server: RagServer) -> None:
 def _register_requests(server: RagServer) -> None:
     @server.feature(ext.CONTEXT)
     async def context(ls: RagServer, params: object) -> dict:
-        decoded = context_params(params, ls.session.client_settings)
+        focus_uri = field(field(params, "textDocument"), "uri")
+        settings = ls.session.settings_for(uri_to_path(focus_uri) if isinstance(focus_uri, str) and
+                                           focus_uri.startswith("file:") else None)
+        decoded = context_params(params, settings)
         await ls.after_writes()
         focus = decoded.focus
         request = decoded.request
@@ -312,9 +328,9 @@ def _register_requests(server: RagServer) -> None:
         if not isinstance(name, str) or not name:
             raise JsonRpcInvalidParams(f"{ext.COMMAND_CONTEXT_FOR_SYMBOL} needs an argument with 'qualname'")
         await ls.after_writes()
-        settings = ls.session.client_settings
-        request = ContextRequest(f"`{name}`", settings.top_k, settings.budget_tokens)
         focus = uri_to_path(field(target, "uri")) if field(target, "uri") else None
+        settings = ls.session.settings_for(focus)
+        request = ContextRequest(f"`{name}`", settings.top_k, settings.budget_tokens)
         result = await asyncio.wrap_future(ls.thread_pool.submit(ls.session.context, request, focus))
         return _with_uris(result, "full")
 
