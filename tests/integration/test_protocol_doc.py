@@ -20,10 +20,14 @@ def documented(marker: str) -> dict:
     return json.loads(match.group(1))
 
 
+# Objects keyed by data (language names, skip reasons), not by field names.
+DATA_MAPS = frozenset({"languages", "skipped", "skip_examples"})
+
+
 def shape(value):
     """Keys of a JSON value, recursively through objects and the first list element."""
     if isinstance(value, dict):
-        return {key: shape(item) for key, item in value.items()}
+        return {key: None if key in DATA_MAPS else shape(item) for key, item in value.items()}
     if isinstance(value, list) and value and isinstance(value[0], dict):
         return [shape(value[0])]
     return None
@@ -62,3 +66,57 @@ def test_every_command_line_option_is_documented():
 def test_every_skip_reason_is_documented():
     for reason in SKIP_REASONS:
         assert f"`{reason}`" in DOC, reason
+
+
+def documented_table(marker: str) -> set[str]:
+    """The backticked names in the first column of the table after a marker."""
+    match = re.search(rf"<!-- {marker} -->\n(.*?)\n\n", DOC, re.DOTALL)
+    assert match, f"no {marker} table in docs/protocol.md"
+    names = set()
+    for row in match.group(1).splitlines()[2:]:
+        names.update(re.findall(r"`([^`]+)`", row.split("|")[1]))
+    return names
+
+
+def test_server_methods_and_commands_match_the_document():
+    from rag_lsp.server.app import build_server
+
+    server = build_server(use_cache=False)
+    assert documented_table("server-methods") == set(server.protocol.fm.features)
+    assert documented_table("server-commands") == set(server.protocol.fm.commands)
+
+
+def test_custom_requests_and_commands_are_the_ext_module():
+    from rag_lsp.server import ext
+    from rag_lsp.server.app import build_server
+
+    server = build_server(use_cache=False)
+    custom = {name for name in server.protocol.fm.features if name.startswith("ragLsp/")}
+    assert custom == set(ext.CUSTOM_REQUESTS)
+    assert set(server.protocol.fm.commands) == set(ext.COMMANDS)
+
+
+def test_settings_table_matches_the_settings():
+    from rag_lsp.core.config import KNOWN_KEYS, Settings
+
+    documented = documented_table("settings")
+    assert documented == set(Settings().to_dict())
+    for key in KNOWN_KEYS:
+        assert f"`{key}`" in DOC, key
+
+
+def test_context_params_example_is_accepted():
+    from rag_lsp.core.config import Settings
+    from rag_lsp.server.params import context_params
+
+    decoded = context_params(documented("context-params"), Settings())
+    assert decoded.request.top_k == 10 and decoded.verbosity == "full" and decoded.focus.line == 12
+
+
+def test_status_example_has_the_real_shape(ledger_root):
+    from rag_lsp.core.session import Session
+
+    session = Session(use_cache=False)
+    session.add_root(ledger_root)
+    session.index_roots()
+    assert shape(documented("status-result")) == shape(session.status())
