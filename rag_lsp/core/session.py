@@ -47,6 +47,10 @@ def is_test_path(path: str) -> bool:
     )
 
 
+class Cancelled(Exception):
+    """The caller withdrew the question."""
+
+
 @dataclass(slots=True)
 class IndexingState:
     """Progress of the background indexing, reported with every answer while it runs."""
@@ -312,8 +316,12 @@ class Session:
 
     # Questions.
 
-    def context(self, request: ContextRequest, focus: Path | None = None) -> dict:
-        """Ranked context over every root (or the focused document's root first), merged and re-packed."""
+    def context(self, request: ContextRequest, focus: Path | None = None,
+                cancel: threading.Event | None = None) -> dict:
+        """Ranked context over every root (or the focused document's root first), merged and re-packed.
+
+        Raises Cancelled as soon as ``cancel`` is set (checked between roots).
+        """
         started = time.perf_counter()
         with self._lock:
             roots = list(self.roots.items())
@@ -321,6 +329,8 @@ class Session:
             roots.sort(key=lambda item: item[1] is not located[0])
         results = []
         for path, root in roots:
+            if cancel is not None and cancel.is_set():
+                raise Cancelled("the context request was cancelled")
             with root.index.lock:
                 answer = build_context(root.index, request)
             for item in answer["items"]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import uuid
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
@@ -312,8 +313,14 @@ def _register_requests(server: RagServer) -> None:
         if focus is not None and not request.query.strip():
             request = ContextRequest(ls.session.focus_query(focus.path, focus.line, focus.character),
                                      request.top_k, request.budget_tokens, request.evidence)
-        result = await asyncio.wrap_future(
-            ls.thread_pool.submit(ls.session.context, request, focus.path if focus else None))
+        cancel = threading.Event()
+        try:
+            result = await asyncio.wrap_future(
+                ls.thread_pool.submit(ls.session.context, request, focus.path if focus else None, cancel))
+        except asyncio.CancelledError:
+            # $/cancelRequest: stop the work the thread is doing, not only the wait for it.
+            cancel.set()
+            raise
         return _with_uris(result, decoded.verbosity)
 
     @server.feature(ext.STATUS)

@@ -200,3 +200,24 @@ def test_shutdown_leaves_no_child_process(tmp_path):
         assert seen, "the cold index of 150 files should have used worker processes"
 
     run(scenario())
+
+
+def test_cancel_request_cancels_a_context_query(ledger_root, tmp_path):
+    from pygls.exceptions import JsonRpcRequestCancelled
+
+    async def scenario() -> None:
+        harness = await started(ledger_root, tmp_path)
+        protocol = harness.client.protocol
+        # A large buffer keeps the writer busy, so the query is still waiting when the cancel arrives.
+        body = "".join(f"def generated_{i}(value):\n    return value * {i}\n\n" for i in range(20000))
+        harness.open(ledger_root / "shop/generated.py", text=body)
+        before = set(protocol._request_futures)  # noqa: SLF001 - pygls keeps request ids private.
+        future = protocol.send_request_async("ragLsp/context", {"query": "ledger currency"})
+        (request_id,) = set(protocol._request_futures) - before  # noqa: SLF001
+        protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=request_id))
+        with pytest.raises(JsonRpcRequestCancelled):
+            await asyncio.wait_for(future, 10)
+        assert (await ask(harness, "ledger currency")).items
+        assert await harness.stop() == 0
+
+    run(scenario())
