@@ -34,16 +34,23 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][\w.]*")
 
 
 def is_test_path(path: str) -> bool:
-    """Whether a workspace-relative path looks like a test file in any common convention."""
-    parts = path.lower().split("/")
+    """Whether a workspace-relative path looks like a test file in any common convention.
+
+    Directories named test/tests/spec/__tests__; ``test_x.py``, ``x_test.go``,
+    ``x_spec.rb``, ``x.test.ts``, ``x.spec.js``; and JVM/.NET ``CartTest``/``CartTests``
+    (a capital ``T``, so ``contest.py`` is not a test).
+    """
+    parts = path.split("/")
     name = parts[-1]
     stem = name.split(".", 1)[0]
+    lowered = stem.lower()
     return (
-        any(part in _TEST_DIRS for part in parts[:-1])
-        or stem.startswith("test_")
-        or stem.endswith(("_test", "_spec", "test", "tests", "spec"))
+        any(part.lower() in _TEST_DIRS for part in parts[:-1])
+        or lowered.startswith("test_")
+        or lowered.endswith(("_test", "_tests", "_spec"))
         or ".test." in name
         or ".spec." in name
+        or (stem.endswith(("Test", "Tests", "Spec")) and stem not in ("Test", "Tests", "Spec"))
     )
 
 

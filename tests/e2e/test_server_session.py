@@ -20,6 +20,12 @@ def test_initialize_index_context_edit_lens_command_shutdown(ledger_root, tmp_pa
         kinds = harness.progress_kinds()
         assert kinds[0] == "begin" and kinds[-1] == "end" and "report" in kinds
         assert types.WORKSPACE_DID_CHANGE_WATCHED_FILES in harness.registrations
+        # Once indexing is done the client is asked to refresh its lenses (debounced).
+        for _ in range(100):
+            if harness.lens_refreshes:
+                break
+            await asyncio.sleep(0.05)
+        assert harness.lens_refreshes >= 1
 
         answer = await harness.request("ragLsp/context", {"query": "why does `Ledger.post` raise KeyError"})
         first = answer.items[0]

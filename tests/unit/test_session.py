@@ -1,0 +1,122 @@
+"""The protocol-free session the server drives: roots, buffers, disk events, and answers during indexing."""
+
+import threading
+
+from conftest import write_tree
+from rag_lsp.core.context import ContextRequest
+from rag_lsp.core.documents import TextEdit
+from rag_lsp.core.session import Cancelled, Session, is_test_path
+
+
+def session_for(*roots) -> Session:
+    session = Session(use_cache=False)
+    for root in roots:
+        session.add_root(root)
+    return session
+
+
+def test_a_question_during_indexing_answers_from_what_is_indexed_and_says_so(tmp_path):
+    root = write_tree(tmp_path / "ws", {f"pkg/mod_{i:03}.py": f"def widget_{i}():\n    return {i}\n"
+                                        for i in range(300)})
+    session = session_for(root)
+    reached, release = threading.Event(), threading.Event()
+
+    def progress(done: int, total: int) -> None:
+        if 0 < done < total:
+            reached.set()
+            release.wait(10)
+
+    worker = threading.Thread(target=session.index_roots, kwargs={"progress": progress})
+    worker.start()
+    assert reached.wait(30)
+    answer = session.context(ContextRequest("widget"))
+    release.set()
+    worker.join(30)
+    assert 0 < answer["indexing"]["done"] < answer["indexing"]["total"] == 300
+    assert answer["items"]
+    assert "indexing" not in session.context(ContextRequest("widget"))
+
+
+def test_open_buffer_wins_over_the_disk_until_closed(ledger_root):
+    session = session_for(ledger_root)
+    session.index_roots()
+    path = ledger_root / "shop/currency.py"
+    session.open_document(path, "def exchange_unsaved(amount):\n    return amount\n", 1)
+    session.index_roots()  # A refresh from disk must not overwrite the buffer.
+    assert session.context(ContextRequest("exchange_unsaved"))["items"][0]["path"] == "shop/currency.py"
+    session.close_document(path)
+    assert not any(i["qualname"] == "exchange_unsaved" for i in session.context(ContextRequest("exchange_unsaved"))["items"])
+    assert session.context(ContextRequest("`convert`"))["items"][0]["qualname"] == "convert"
+
+
+def test_edits_in_order_and_stale_versions(ledger_root):
+    session = session_for(ledger_root)
+    session.index_roots()
+    path = ledger_root / "shop/limits.py"
+    session.open_document(path, path.read_text(), 1)
+    assert session.change_document(path, 2, [TextEdit(0, 0, 0, 0, "def throttle_burst():\n    pass\n")]) is None
+    assert "not newer" in session.change_document(path, 2, [TextEdit(0, 0, 0, 0, "x")])
+    assert session.documents[path].text.startswith("def throttle_burst")
+
+
+def test_secret_and_binary_buffers_are_tracked_but_not_indexed(ledger_root):
+    session = session_for(ledger_root)
+    session.index_roots()
+    assert session.open_document(ledger_root / ".env", "TOKEN=hunter2\n", 1) == "secret"
+    assert session.open_document(ledger_root / "shop/blob.py", "A = 1\x00", 1) == "binary"
+    assert session.documents[ledger_root / "shop/blob.py"].tree is None
+    assert session.status()["files"] == 6
+
+
+def test_two_roots_merge_by_score_and_the_focus_root_wins_ties(ledger_root, tmp_path):
+    other = write_tree(tmp_path / "other", {"shop/ledger.py": "class Ledger:\n    def post(self):\n        pass\n"})
+    session = session_for(ledger_root, other)
+    session.index_roots()
+    answer = session.context(ContextRequest("`Ledger.post`", top_k=4), focus=other / "shop/ledger.py")
+    assert {item["root"] for item in answer["items"]} == {str(ledger_root.resolve()), str(other.resolve())}
+    assert answer["index"]["files"] == 7
+    assert sum(i["tokens"] for i in answer["items"]) == answer["tokens"] <= answer["budget_tokens"]
+
+
+def test_cancelled_question_stops(ledger_root):
+    session = session_for(ledger_root)
+    session.index_roots()
+    cancel = threading.Event()
+    cancel.set()
+    try:
+        session.context(ContextRequest("ledger"), cancel=cancel)
+    except Cancelled:
+        return
+    raise AssertionError("a cancelled question must raise Cancelled")
+
+
+def test_lens_counts_references_and_test_files(tmp_path):
+    root = write_tree(tmp_path / "ws", {
+        "app/cart.py": "def total(items):\n    return sum(items)\n\n\ndef checkout(items):\n    return total(items)\n",
+        "tests/test_cart.py": "from app.cart import total\n\n\ndef test_total():\n    assert total([1]) == 1\n",
+    })
+    session = session_for(root)
+    session.index_roots()
+    counts = session.usage_counts(root / "app/cart.py", "total", "total")
+    assert (counts["references"], counts["tests"], counts["found"]) == (2, 1, True)
+    assert session.usage_counts(root / "app/cart.py", "gone", "gone")["found"] is False
+
+
+def test_focus_query_names_the_identifier_and_its_definition(ledger_root):
+    session = session_for(ledger_root)
+    session.index_roots()
+    assert session.focus_query(ledger_root / "shop/ledger.py", 12, 20) == "`self.accounts` `Ledger.post`"
+
+
+def test_workspace_symbols_are_fuzzy_ranked(ledger_root):
+    session = session_for(ledger_root)
+    session.index_roots()
+    names = [d.qualname for _, d in session.workspace_symbols("led")]
+    assert names[0] == "Ledger"
+    assert [d.qualname for _, d in session.workspace_symbols("cnvrt")] == ["convert"]
+
+
+def test_test_paths():
+    assert all(map(is_test_path, ["tests/a.py", "a/test_x.py", "x_test.go", "cart.test.ts", "spec/cart_spec.rb",
+                                  "src/test/java/CartTest.java"]))
+    assert not any(map(is_test_path, ["app/cart.py", "src/contest.py"]))
