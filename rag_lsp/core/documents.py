@@ -11,6 +11,7 @@ changes reuses everything the edits did not touch.
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass, field
 
 from tree_sitter import Tree
@@ -68,6 +69,10 @@ class OpenDocument:
 
     # False for a buffer that is not indexed (too large, binary, secret): no tree is kept for it.
     parsed: bool = True
+    # True when the text changed since it was last indexed.
+    dirty: bool = True
+    # Held while the text or tree changes, so edits and re-parses from two threads never interleave.
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.encoding not in ENCODINGS:

@@ -209,29 +209,22 @@ class Session:
             return "language_disabled"
         return load_bytes(rel, data, max_bytes=root.settings.max_file_bytes).skip
 
-    def open_document(self, path: Path, text: str, version: int, encoding: str = "utf-16") -> str | None:
-        """Track an opened buffer and index its text; returns a skip reason when it is not indexed."""
-        located = self.locate(path)
-        reason = "outside the workspace" if located is None else self._skip_reason(
-            located[0], located[1], text.encode("utf-8", "surrogatepass"))
-        # A buffer that is not indexed is tracked without a syntax tree: parsing
-        # a 20 MB file only to throw the tree away would stall every edit.
-        document = OpenDocument(str(path), text, version, encoding=encoding, parsed=reason is None)
+    # Buffers are split in two halves so that typing never waits for indexing:
+    # track/apply/untrack are cheap and run in message order on the caller's
+    # thread; index_document/restore_document do the parsing and indexing and
+    # may run later on another thread, coalescing a burst of edits into one pass.
+
+    def track_document(self, path: Path, text: str, version: int, encoding: str = "utf-16") -> None:
+        """Start tracking an opened buffer (no parsing yet: see ``index_document``)."""
+        document = OpenDocument(str(path), text, version, encoding=encoding, parsed=False)
         with self._lock:
             self.documents[path] = document
-        if located is None:
-            return reason
-        root, rel = located
-        if rel in root.index.files:
-            self._indexed_before_open.add(path)
-        if reason:
-            root.index.remove_file(rel)
-            return reason
-        root.index.set_file(rel, text, tree=document.tree)
-        return None
+            located = self.locate(path)
+            if located and located[1] in located[0].index.files:
+                self._indexed_before_open.add(path)
 
-    def change_document(self, path: Path, version: int, changes: list[TextEdit | str]) -> str | None:
-        """Apply a burst of edits (a ``str`` replaces the whole text) and re-index the buffer.
+    def apply_changes(self, path: Path, version: int, changes: list[TextEdit | str]) -> str | None:
+        """Apply a burst of edits (a ``str`` replaces the whole text) to a buffer's text and tree.
 
         Raises EditError for an unknown document or an edit that does not fit
         it (the buffer keeps the edits applied before the bad one). Returns a
@@ -240,44 +233,78 @@ class Session:
         document = self.documents.get(path)
         if document is None:
             raise EditError(f"document is not open: {path}")
-        if version is not None and version <= document.version:
-            return f"ignored change to {path.name}: version {version} is not newer than {document.version}"
-        try:
+        with document.lock:
+            if version is not None and version <= document.version:
+                return f"ignored change to {path.name}: version {version} is not newer than {document.version}"
+            document.version = version
+            document.dirty = True
             for change in changes:
                 if isinstance(change, str):
                     document.replace_all(change)
                 else:
                     document.apply(change)
-        finally:
-            document.version = version
-            self._reindex_open(path, document)
         return None
 
-    def _reindex_open(self, path: Path, document: OpenDocument) -> None:
-        located = self.locate(path)
-        if located is None:
-            return
-        root, rel = located
-        if self._skip_reason(root, rel, document.text.encode("utf-8", "surrogatepass")):
-            document.tree, document.parsed = None, False
-            root.index.remove_file(rel)
-        else:
-            root.index.set_file(rel, document.text, tree=document.reparse())
+    def index_document(self, path: Path) -> str | None:
+        """Index a tracked buffer's current text if it changed since last time; returns a skip reason.
 
-    def close_document(self, path: Path) -> None:
-        """Forget a buffer: the disk's version (if any, and indexable) is indexed again."""
+        The syntax tree is re-parsed under the document's lock (incrementally,
+        from the edited old tree); chunking and indexing run outside it.
+        """
+        document = self.documents.get(path)
+        located = self.locate(path)
+        if document is None or not document.dirty:
+            return None
+        if located is None:
+            document.dirty = False
+            return "outside the workspace"
+        root, rel = located
+        with document.lock:
+            text = document.text
+            reason = self._skip_reason(root, rel, text.encode("utf-8", "surrogatepass"))
+            if reason:
+                # No tree is kept for a buffer that is not indexed: parsing a
+                # 20 MB file only to throw the tree away would stall every edit.
+                document.tree, document.parsed = None, False
+            tree = None if reason else document.reparse()
+            document.dirty = False
+        if reason:
+            root.index.remove_file(rel)
+            return reason
+        root.index.set_file(rel, text, tree=tree)
+        return None
+
+    def untrack_document(self, path: Path) -> bool:
+        """Stop tracking a closed buffer; returns whether the file was indexed before it was opened."""
         with self._lock:
             self.documents.pop(path, None)
             was_indexed = path in self._indexed_before_open
             self._indexed_before_open.discard(path)
+        return was_indexed
+
+    def restore_document(self, path: Path, was_indexed: bool) -> None:
+        """After a close: the disk's version (if any, and indexable) is indexed again."""
         located = self.locate(path)
-        if located is None:
+        if located is None or path in self.documents:
             return
-        root, rel = located
         if was_indexed:
             self.file_changed(path)
         else:
-            root.index.remove_file(rel)
+            located[0].index.remove_file(located[1])
+
+    def open_document(self, path: Path, text: str, version: int, encoding: str = "utf-16") -> str | None:
+        """Track and index an opened buffer at once; returns a skip reason when it is not indexed."""
+        self.track_document(path, text, version, encoding)
+        return self.index_document(path)
+
+    def change_document(self, path: Path, version: int, changes: list[TextEdit | str]) -> str | None:
+        """Apply edits and re-index at once (see ``apply_changes`` for errors and skips)."""
+        skipped = self.apply_changes(path, version, changes)
+        self.index_document(path)
+        return skipped
+
+    def close_document(self, path: Path) -> None:
+        self.restore_document(path, self.untrack_document(path))
 
     def file_changed(self, path: Path) -> str | None:
         """A file was created or changed on disk; returns a skip reason when it is not indexed."""

@@ -204,33 +204,27 @@ def _register_documents(server: RagServer) -> None:
     def did_open(ls: RagServer, params: types.DidOpenTextDocumentParams) -> None:
         document = params.text_document
         path = uri_to_path(document.uri)
-
-        def apply() -> None:
-            reason = ls.session.open_document(path, document.text, document.version, ls.encoding)
-            if reason:
-                log.info("not indexing %s: %s", path, reason)
-
-        ls.write(apply)
+        ls.session.track_document(path, document.text, document.version, ls.encoding)
+        ls.write(_index_document, ls, path)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: RagServer, params: types.DidChangeTextDocumentParams) -> None:
+        # Edits apply here, in message order and at once; indexing follows on
+        # the writer thread, where a burst of changes is indexed in one pass.
         path = uri_to_path(params.text_document.uri)
-        edits = text_edits(params.content_changes)
-
-        def apply() -> None:
-            try:
-                skipped = ls.session.change_document(path, params.text_document.version, edits)
-            except EditError as exc:
-                log.warning("edit not applied: %s", exc)
-                return
+        try:
+            skipped = ls.session.apply_changes(path, params.text_document.version, text_edits(params.content_changes))
+        except EditError as exc:
+            log.warning("edit not applied: %s", exc)
+        else:
             if skipped:
                 log.warning("%s", skipped)
-
-        ls.write(apply)
+        ls.write(_index_document, ls, path)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: RagServer, params: types.DidCloseTextDocumentParams) -> None:
-        ls.write(ls.session.close_document, uri_to_path(params.text_document.uri))
+        path = uri_to_path(params.text_document.uri)
+        ls.write(ls.session.restore_document, path, ls.session.untrack_document(path))
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: RagServer, params: types.DidSaveTextDocumentParams) -> None:
@@ -372,6 +366,12 @@ def _register_lenses(server: RagServer) -> None:
             arguments=[{"uri": uri, "qualname": qualname, "name": name}],
         )
         return lens
+
+
+def _index_document(ls: RagServer, path: Path) -> None:
+    reason = ls.session.index_document(path)
+    if reason:
+        log.info("not indexing %s: %s", path, reason)
 
 
 def _lens_title(counts: dict) -> str:
