@@ -71,3 +71,50 @@ def test_initialize_index_context_edit_lens_command_shutdown(ledger_root, tmp_pa
         assert await harness.stop() == 0
 
     run(scenario())
+
+
+def test_serve_over_tcp_for_debugging(ledger_root, tmp_path):
+    import os
+    import socket
+    import subprocess
+
+    from pygls.lsp.client import LanguageClient
+
+    from lsp_harness import RAG_LSP
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {**os.environ, "RAG_LSP_CACHE_DIR": str(tmp_path / "cache")}
+    server = subprocess.Popen([RAG_LSP, "serve", "--tcp", f"127.0.0.1:{port}", "--log-file", str(tmp_path / "log")],
+                              env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+    async def scenario() -> None:
+        client = LanguageClient("tcp-test", "1")
+        for _ in range(100):
+            try:
+                await client.start_tcp("127.0.0.1", port)
+                break
+            except OSError:
+                await asyncio.sleep(0.1)
+        await client.initialize_async(types.InitializeParams(
+            capabilities=types.ClientCapabilities(),
+            workspace_folders=[types.WorkspaceFolder(uri=ledger_root.as_uri(), name="ws")]))
+        client.initialized(types.InitializedParams())
+        for _ in range(100):
+            status = await client.protocol.send_request_async("ragLsp/status", None)
+            if status.files == 6:
+                break
+            await asyncio.sleep(0.05)
+        assert status.files == 6
+        await client.shutdown_async(None)
+        client.exit(None)
+        await client.stop()
+
+    try:
+        run(scenario())
+        assert server.wait(15) == 0
+    finally:
+        if server.poll() is None:
+            server.kill()
+    assert server.stdout.read() == b""
