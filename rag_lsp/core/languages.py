@@ -20,6 +20,7 @@ from tree_sitter import Language, Query
 from rag_lsp.core.model import CLASS_LIKE_KINDS
 
 QUERY_KINDS = ("tags", "imports")
+_INHERITS = "; inherits:"
 DEFAULT_METHOD_OWNERS = CLASS_LIKE_KINDS - {"namespace", "module"}
 
 
@@ -109,9 +110,21 @@ def ts_language(language: str) -> Language | None:
 
 
 def query_source(language: str, kind: str) -> str | None:
-    """The text of ``queries/<language>/<kind>.scm``, or None when the file is absent."""
+    """The text of ``queries/<language>/<kind>.scm``, or None when the file is absent.
+
+    A first line ``; inherits: a, b`` prepends those languages' queries of the
+    same kind, so a grammar that extends another (TSX over TypeScript) keeps
+    only its own patterns.
+    """
     resource = resources.files("rag_lsp").joinpath(f"queries/{language}/{kind}.scm")
-    return resource.read_text("utf-8") if resource.is_file() else None
+    if not resource.is_file():
+        return None
+    text = resource.read_text("utf-8")
+    first_line = text.split("\n", 1)[0]
+    if not first_line.startswith(_INHERITS):
+        return text
+    parents = [name.strip() for name in first_line[len(_INHERITS):].split(",") if name.strip()]
+    return "\n".join([*(query_source(parent, kind) or "" for parent in parents), text])
 
 
 @cache

@@ -83,3 +83,10 @@ def test_chunks(language):
     found = {(c.qualname, c.kind, c.start_line, c.end_line) for c in parsed.chunks}
     missing = [tuple(item) for item in expected["chunks"] if tuple(item) not in found]
     assert not missing, f"missing {missing}; found {sorted(found, key=lambda f: f[2])}"
+
+
+def test_inherited_queries_include_the_parent_patterns():
+    tsx = languages.query_source("tsx", "tags")
+    assert languages.query_source("typescript", "tags") in tsx
+    assert "jsx_opening_element" in tsx
+    assert languages.query_source("tsx", "imports").startswith(languages.query_source("typescript", "imports"))

@@ -1,4 +1,4 @@
-; TypeScript tags (the tsx file holds the same patterns plus JSX).
+; TypeScript tags (tsx/tags.scm inherits them and adds JSX).
 ; Definitions: @definition.<kind> on the node whose chunk it is, @name on its name.
 ; Declarations are captured at the statement (lexical_declaration,
 ; expression_statement) so that `export` wrappers and leading comments attach.
