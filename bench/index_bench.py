@@ -21,23 +21,14 @@ import json
 import os
 import platform
 import resource
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-QUERIES = [
-    "why does QuerySet.filter raise FieldError for a missing field",
-    "where is the CSRF token checked",
-    "`get_object_or_404` returns 404",
-    "migration autodetector renames a model",
-    "template engine caches loaders",
-    "How are password hashers configured",
-    "timezone aware datetime conversion in the ORM",
-    "ModelForm clean validation error messages",
-]
+from common import DJANGO_QUESTIONS, median_p95
+
 
 
 def child(mode: str, root: str, cache: str) -> dict:
@@ -59,7 +50,7 @@ def child(mode: str, root: str, cache: str) -> dict:
         if mode == "warm":
             latencies = []
             for _ in range(5):
-                for query in QUERIES:
+                for query in DJANGO_QUESTIONS:
                     began = time.perf_counter()
                     build_context(index, ContextRequest(query))
                     latencies.append((time.perf_counter() - began) * 1000)
@@ -75,10 +66,6 @@ def measure(mode: str, root: Path, cache: Path) -> dict:
                          capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
-
-def percentile(values: list[float], fraction: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
 
 
 def main() -> None:
@@ -112,8 +99,8 @@ def main() -> None:
               f"{row.get('reused', '')} | {row['seconds']:.2f} | {row['files'] / row['seconds']:.0f} | "
               f"{row['peak_rss_mb']:.0f} / {row['peak_rss_children_mb']:.0f} |")
     latencies = rows["warm"]["query_ms"]
-    print(f"\nquery latency on the warm index ({len(latencies)} queries, indexing excluded): "
-          f"median {statistics.median(latencies):.1f} ms, p95 {percentile(latencies, 0.95):.1f} ms")
+    print(f"\nquery latency on the warm index ({len(latencies)} queries, indexing excluded), "
+          f"median / p95 ms: {median_p95(latencies)}")
 
 
 if __name__ == "__main__":

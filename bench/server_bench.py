@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import random
-import statistics
 import sys
 import tempfile
 import time
@@ -29,32 +28,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "e2e"))
 
-from lsprotocol import types  # noqa: E402
-
+from common import DJANGO_QUESTIONS, median_p95  # noqa: E402
 from lsp_harness import Harness  # noqa: E402
 from rag_lsp.core.context import ContextRequest  # noqa: E402
 from rag_lsp.core.documents import TextEdit  # noqa: E402
 from rag_lsp.core.session import Session  # noqa: E402
 
-QUERIES = [
-    "why does QuerySet.filter raise FieldError for a missing field",
-    "where is the CSRF token checked",
-    "`get_object_or_404` returns 404",
-    "migration autodetector renames a model",
-    "template engine caches loaders",
-    "How are password hashers configured",
-    "timezone aware datetime conversion in the ORM",
-    "ModelForm clean validation error messages",
-]
 
-
-def percentile(values: list[float], fraction: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
-
-
-def summary(values: list[float]) -> str:
-    return f"{statistics.median(values):.2f} / {percentile(values, 0.95):.2f}"
 
 
 def generated_module(functions: int = 1000) -> str:
@@ -98,7 +78,7 @@ def in_process_context(root: Path, repeats: int) -> list[float]:
     session.index_roots()
     latencies = []
     for _ in range(repeats):
-        for query in QUERIES:
+        for query in DJANGO_QUESTIONS:
             began = time.perf_counter()
             session.context(ContextRequest(query))
             latencies.append((time.perf_counter() - began) * 1000)
@@ -113,7 +93,7 @@ async def served_context(root: Path, tmp: Path, repeats: int) -> tuple[list[floa
     indexing = time.perf_counter() - began
     latencies = []
     for _ in range(repeats):
-        for query in QUERIES:
+        for query in DJANGO_QUESTIONS:
             began = time.perf_counter()
             await harness.request("ragLsp/context", {"query": query}, timeout=60)
             latencies.append((time.perf_counter() - began) * 1000)
@@ -134,14 +114,14 @@ def main() -> None:
         incremental, full, lines = edit_latency(Path(tmp))
         print(f"one-line edit in a {lines}-line file, until indexed ({len(incremental)} edits), median / p95 ms:")
         print("| path | median / p95 ms |\n|---|---|")
-        print(f"| incremental (Session.change_document) | {summary(incremental)} |")
-        print(f"| baseline: full parse and re-index | {summary(full)} |")
+        print(f"| incremental (Session.change_document) | {median_p95(incremental)} |")
+        print(f"| baseline: full parse and re-index | {median_p95(full)} |")
         served, indexing, rss, files = asyncio.run(served_context(args.root, Path(tmp), args.repeats))
         local = in_process_context(args.root, args.repeats)
         print(f"\nragLsp/context on {files} files ({len(served)} questions), median / p95 ms:")
         print("| path | median / p95 ms |\n|---|---|")
-        print(f"| rag-lsp serve over stdio (JSON-RPC round trip) | {summary(served)} |")
-        print(f"| baseline: Session.context in-process | {summary(local)} |")
+        print(f"| rag-lsp serve over stdio (JSON-RPC round trip) | {median_p95(served)} |")
+        print(f"| baseline: Session.context in-process | {median_p95(local)} |")
         print(f"\nserver: initial indexing (cold cache) {indexing:.1f} s; resident memory after indexing {rss:.0f} MB")
 
 
