@@ -16,6 +16,6 @@ stamp=".venv/.rag-lsp-installed"
 want="$(sha1sum pyproject.toml | cut -d' ' -f1) ${extras}"
 if [ ! -f "$stamp" ] || ! grep -qxF "$want" "$stamp"; then
   .venv/bin/python -m pip install --quiet --disable-pip-version-check --upgrade pip
-  .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".${extras:+[$extras]}"
+  .venv/bin/python -m pip install -qq --disable-pip-version-check -e ".${extras:+[$extras]}"
   echo "$want" >> "$stamp"
 fi
