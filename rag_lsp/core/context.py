@@ -11,9 +11,10 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from rag_lsp.core.fusion import FusionRanker
 from rag_lsp.core.index import Index
 from rag_lsp.core.query import parse_query
-from rag_lsp.core.rank import Candidate, LexicalRanker, Ranker
+from rag_lsp.core.rank import Candidate, Ranker
 from rag_lsp.core.tokens import estimate_tokens, truncate_to_tokens
 
 DEFAULT_TOP_K = 10
@@ -44,12 +45,15 @@ def build_context(index: Index, request: ContextRequest, ranker: Ranker | None =
         warnings.append("the query has no searchable words or names")
     if not index.chunks:
         warnings.append("the index is empty: no indexable files under the root")
-    candidates = (ranker or LexicalRanker()).rank(index, query, request.top_k * CANDIDATE_SLACK) if not query.empty else []
+    ranker = ranker or FusionRanker()
+    candidates = ranker.rank(index, query, request.top_k * CANDIDATE_SLACK) if not query.empty else []
     items, truncated = _pack(index, candidates, request)
+    # Rankers that run evidence strategies report them (FusionRanker.last_report); others report none.
+    report = getattr(ranker, "last_report", None) if not query.empty else None
     result = {
         "items": items,
         "elapsed_ms": round((time.perf_counter() - started) * 1000, 2),
-        "truncated": truncated,
+        "truncated": truncated or bool(report and report.truncated),
         "index": {
             "root": str(index.root),
             "files": len(index.files),
@@ -59,6 +63,9 @@ def build_context(index: Index, request: ContextRequest, ranker: Ranker | None =
         "tokens": sum(item["tokens"] for item in items),
         "budget_tokens": request.budget_tokens,
         "token_count": "estimate",
+        "strategies_run": list(report.strategies_run) if report else [],
+        "strategies_skipped": [{"strategy": name, "reason": reason}
+                               for name, reason in (report.strategies_skipped.items() if report else ())],
     }
     if warnings:
         result["warnings"] = warnings
@@ -99,6 +106,7 @@ def _pack(index: Index, candidates: list[Candidate], request: ContextRequest) ->
             "language": chunk.language,
             "score": round(candidate.score, 6),
             "why": list(candidate.why),
+            "strategies": list(candidate.strategies),
             "content": content,
             "tokens": tokens,
         })

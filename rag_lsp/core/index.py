@@ -13,18 +13,18 @@ import multiprocessing
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from collections import Counter
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tree_sitter import Tree
 
 from rag_lsp.core.bm25 import BM25Index
-from rag_lsp.core.languages import language_for_path
 from rag_lsp.core.cache import CachedFile, IndexCache, cache_path_for
+from rag_lsp.core.languages import language_for_path
 from rag_lsp.core.model import Chunk, Import, ParsedFile, Reference
 from rag_lsp.core.parse import blob_id, parse_file
 from rag_lsp.core.symbols import SymbolIndex

@@ -35,6 +35,8 @@ class Candidate:
     chunk_id: int
     score: float = 0.0
     why: list[str] = field(default_factory=list)
+    # The evidence strategies behind the candidate (empty for rankers that have none).
+    strategies: list[str] = field(default_factory=list)
 
 
 class Ranker(Protocol):

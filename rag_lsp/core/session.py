@@ -25,33 +25,11 @@ from rag_lsp.core.context import ContextRequest, build_context
 from rag_lsp.core.documents import EditError, OpenDocument, TextEdit
 from rag_lsp.core.index import Index
 from rag_lsp.core.model import Definition
+from rag_lsp.core.path_kinds import is_test_path
 from rag_lsp.core.walk import is_secret_path, load_bytes, name_skip_reason
 
-# Path segments that mark a file as a test (for lens counts).
-_TEST_DIRS = frozenset({"test", "tests", "spec", "specs", "__tests__", "testing"})
 MAX_WORKSPACE_SYMBOLS = 100
 _IDENTIFIER = re.compile(r"[A-Za-z_][\w.]*")
-
-
-def is_test_path(path: str) -> bool:
-    """Whether a workspace-relative path looks like a test file in any common convention.
-
-    Directories named test/tests/spec/__tests__; ``test_x.py``, ``x_test.go``,
-    ``x_spec.rb``, ``x.test.ts``, ``x.spec.js``; and JVM/.NET ``CartTest``/``CartTests``
-    (a capital ``T``, so ``contest.py`` is not a test).
-    """
-    parts = path.split("/")
-    name = parts[-1]
-    stem = name.split(".", 1)[0]
-    lowered = stem.lower()
-    return (
-        any(part.lower() in _TEST_DIRS for part in parts[:-1])
-        or lowered.startswith("test_")
-        or lowered.endswith(("_test", "_tests", "_spec"))
-        or ".test." in name
-        or ".spec." in name
-        or (stem.endswith(("Test", "Tests", "Spec")) and stem not in ("Test", "Tests", "Spec"))
-    )
 
 
 class Cancelled(Exception):

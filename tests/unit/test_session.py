@@ -5,7 +5,8 @@ import threading
 from conftest import write_tree
 from rag_lsp.core.context import ContextRequest
 from rag_lsp.core.documents import TextEdit
-from rag_lsp.core.session import Cancelled, Session, is_test_path
+from rag_lsp.core.path_kinds import is_test_path
+from rag_lsp.core.session import Cancelled, Session
 
 
 def session_for(*roots) -> Session:

@@ -22,7 +22,12 @@ import re
 from dataclasses import dataclass
 
 from rag_lsp.core.evidence.traces import (
-    clean_lines, is_frame_line, normalise_path, number, php_error_location, split_location,
+    clean_lines,
+    is_frame_line,
+    normalise_path,
+    number,
+    php_error_location,
+    split_location,
 )
 
 

@@ -1,0 +1,55 @@
+"""The history strategy: a commit id to the files it changed, with git run as a subprocess."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+from rag_lsp.core.strategies import history
+from rag_lsp.core.strategies.base import Skipped
+from strategy_helpers import context_for
+
+REPO = {"shop/ledger.py": "def post(entry):\n    return entry\n", "shop/currency.py": "RATES = {}\n"}
+
+needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+
+def git(root, *args: str) -> str:
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@example.com", "HOME": str(root), "PATH": "/usr/bin:/bin:/usr/local/bin"}
+    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=True, env=env).stdout
+
+
+@needs_git
+def test_a_commit_id_names_the_files_it_changed(tmp_path):
+    root = tmp_path / "repo"
+    context_for(root, REPO, "")
+    git(root, "init", "-q")
+    git(root, "add", ".")
+    git(root, "commit", "-qm", "first")
+    (root / "shop/ledger.py").write_text("def post(entry):\n    return None\n")
+    git(root, "commit", "-qam", "break posting")
+    commit = git(root, "rev-parse", "--short=9", "HEAD").strip()
+    ctx = context_for(root, {}, f"posting broke in {commit}, see the diff")
+    found = history.run(ctx)
+    assert [(f.path, f.reason, f.weight) for f in found] == [("shop/ledger.py", f"changed in commit {commit}", 0.6)]
+
+
+@needs_git
+def test_an_unknown_commit_finds_nothing(tmp_path):
+    root = tmp_path / "repo"
+    context_for(root, REPO, "")
+    git(root, "init", "-q")
+    assert history.run(context_for(root, {}, "broken since deadbeef12")) == []
+
+
+def test_outside_a_git_checkout_it_says_why_it_did_not_run(tmp_path):
+    with pytest.raises(Skipped, match="not a git checkout"):
+        history.run(context_for(tmp_path, REPO, "broken since 3f2a9c1"))
+
+
+def test_words_and_numbers_are_not_commit_ids(tmp_path):
+    with pytest.raises(Skipped, match="no commit id"):
+        history.run(context_for(tmp_path, REPO, "version 1234567 of the decade facade"))
