@@ -486,6 +486,14 @@ def _merge(results: list[dict], request: ContextRequest) -> dict:
     warnings = sorted({w for r in results for w in r.get("warnings", ())})
     if warnings:
         merged["warnings"] = warnings
+    # A strategy ran if it ran for any root; it was skipped only if it ran for none.
+    ran = list(dict.fromkeys(name for r in results for name in r.get("strategies_run", ())))
+    skipped = {}
+    for result in results:
+        for entry in result.get("strategies_skipped", ()):
+            if entry["strategy"] not in ran:
+                skipped.setdefault(entry["strategy"], entry)
+    merged.update(strategies_run=ran, strategies_skipped=list(skipped.values()))
     return merged
 
 

@@ -76,6 +76,8 @@ def test_two_roots_merge_by_score_and_the_focus_root_wins_ties(ledger_root, tmp_
     answer = session.context(ContextRequest("`Ledger.post`", top_k=4), focus=other / "shop/ledger.py")
     assert {item["root"] for item in answer["items"]} == {str(ledger_root.resolve()), str(other.resolve())}
     assert answer["index"]["files"] == 7
+    assert "symbols" in answer["strategies_run"]
+    assert not {e["strategy"] for e in answer["strategies_skipped"]} & set(answer["strategies_run"])
     assert sum(i["tokens"] for i in answer["items"]) == answer["tokens"] <= answer["budget_tokens"]
 
 
