@@ -1,0 +1,89 @@
+// The shapes rag_lsp's server speaks (docs/protocol.md). Fields may be added by the server; these are the ones
+// the extension reads. Nothing here imports `vscode`, so it runs under `node --test`.
+
+export interface Position {
+  line: number; // 0-based
+  character: number; // UTF-16 code units, as VS Code counts them
+}
+
+export interface ContextItem {
+  path: string;
+  start_line: number; // 1-based, inclusive
+  end_line: number;
+  symbol: string | null;
+  qualname: string | null;
+  kind: string;
+  language: string;
+  score: number;
+  why: string[];
+  content?: string; // absent with verbosity "locations"
+  tokens: number;
+  uri?: string | null;
+  root?: string;
+}
+
+export interface ContextResult {
+  items: ContextItem[];
+  elapsed_ms: number;
+  truncated: boolean;
+  index: { root?: string; roots?: unknown[]; files: number; chunks: number; [key: string]: unknown };
+  query?: { terms: string[]; names: string[] };
+  tokens: number;
+  budget_tokens: number;
+  token_count?: string;
+  warnings?: string[];
+  indexing?: { done: number; total: number };
+}
+
+export interface RootStatus {
+  root: string;
+  files: number;
+  chunks: number;
+  definitions?: number;
+  languages?: Record<string, number>;
+  skipped?: Record<string, number>;
+  parse_errors?: number;
+  cache?: string | null;
+  warnings?: string[];
+  settings?: Record<string, unknown>;
+  settings_warnings?: string[];
+}
+
+export interface StatusResult {
+  version: string;
+  roots: RootStatus[];
+  files: number;
+  chunks: number;
+  open_documents?: number;
+  indexing?: { done: number; total: number; running: boolean };
+}
+
+/** One place of a completion context (`ragLsp/completionContext`). */
+export interface CompletionSnippet {
+  uri: string | null;
+  path: string;
+  start_line: number;
+  end_line: number;
+  symbol: string | null;
+  kind: string;
+  content: string;
+  tokens: number;
+  why: string[];
+}
+
+/** What `getCompletionContext` returns, whichever request answered. */
+export interface CompletionContext {
+  snippets: CompletionSnippet[];
+  /** Ready to prepend to a completion prompt: each snippet headed by its path as a comment. */
+  prompt: string;
+  elapsed_ms: number;
+  truncated: boolean;
+  /** The request that answered: `ragLsp/completionContext`, or `ragLsp/context` when the server lacks it. */
+  source: string;
+}
+
+export const METHOD_CONTEXT = "ragLsp/context";
+export const METHOD_STATUS = "ragLsp/status";
+export const METHOD_COMPLETION_CONTEXT = "ragLsp/completionContext";
+export const SERVER_COMMAND_CONTEXT_FOR_SYMBOL = "ragLsp.server.contextForSymbol";
+export const METHOD_NOT_FOUND = -32601;
