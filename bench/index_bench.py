@@ -30,7 +30,6 @@ from pathlib import Path
 from common import DJANGO_QUESTIONS, median_p95
 
 
-
 def child(mode: str, root: str, cache: str) -> dict:
     """One measurement, run inside a fresh interpreter."""
     started = time.perf_counter()
