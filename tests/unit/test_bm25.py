@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rank_bm25 import BM25Okapi
 
+from rag_lsp.core import bm25
 from rag_lsp.core.bm25 import BM25Index
 
 TOLERANCE = 1e-9
@@ -295,3 +296,240 @@ def test_replace_adds_or_overwrites() -> None:
     assert 1 in index
     assert index.scores(["alpha"]) == {}
     assert_matches_okapi(index, {1: ["gamma", "gamma"], 2: ["beta"]}, ["gamma", "beta"])
+
+
+# add_many must leave exactly the index that add() called on each document in
+# order would: same scores, and the same internal state, so that every later
+# edit and query behaves the same.
+
+
+def snapshot(index: BM25Index) -> dict:
+    """Return the index's whole state, with the document-frequency log folded in."""
+    index._fold_df_log()
+    return {
+        "slot_of": list(index._slot_of.items()),
+        "doc_id_at": index._doc_id_at.tolist(),
+        "doc_len": index._doc_len.tolist(),
+        "doc_terms": list(index._doc_terms),
+        "doc_positions": [None if p is None else p.tolist() for p in index._doc_positions],
+        "free_slots": list(index._free_slots),
+        "total_len": index._total_len,
+        "postings": [
+            (term, p.slots.tolist(), p.tfs.tolist(), p.backs.tolist(), p.dead) for term, p in index._postings.items()
+        ],
+        "df_histogram": index._df_histogram[1:].tolist(),
+    }
+
+
+def sequential_and_bulk(history, batch) -> tuple[BM25Index, BM25Index]:
+    """Replay ``history`` (add/remove steps) on two indexes, then add ``batch`` one by one and with add_many."""
+    one_by_one, bulk = BM25Index(), BM25Index()
+    for index in (one_by_one, bulk):
+        for op, doc_id, tokens in history:
+            index.add(doc_id, tokens) if op == "add" else index.remove(doc_id)
+    for doc_id, tokens in batch:
+        one_by_one.add(doc_id, tokens)
+    bulk.add_many(batch)
+    return one_by_one, bulk
+
+
+def random_history(rng: random.Random, vocabulary: list[str], weights: list[float], ids: range):
+    """Adds of random documents, then removes of about half of them (freeing slots, leaving tombstones)."""
+    docs = {doc_id: zipf_doc(rng, vocabulary, weights) for doc_id in rng.sample(ids, len(ids) // 2)}
+    history = [("add", doc_id, tokens) for doc_id, tokens in docs.items()]
+    removed = rng.sample(sorted(docs), len(docs) // 2)
+    history += [("remove", doc_id, None) for doc_id in removed]
+    for doc_id in removed:
+        del docs[doc_id]
+    return history, docs
+
+
+@pytest.fixture(params=[1, 7, 64, None], ids=["batch=1", "batch=7", "batch=64", "batch=default"])
+def batch_tokens(request, monkeypatch):
+    """Run add_many with small internal batches too, so that terms span batches."""
+    if request.param is not None:
+        monkeypatch.setattr(bm25, "_BATCH_TOKENS", request.param)
+    return request.param
+
+
+def test_add_many_matches_okapi_on_a_random_corpus(batch_tokens) -> None:
+    rng = random.Random(17)
+    vocabulary = [f"w{i}" for i in range(300)]
+    weights = [1 / (rank + 1) for rank in range(len(vocabulary))]
+    docs = {doc_id: zipf_doc(rng, vocabulary, weights) for doc_id in rng.sample(range(10_000), 400)}
+    index = BM25Index()
+    index.add_many(docs.items())
+    assert len(index) == len(docs)
+    for _ in range(25):
+        assert_matches_okapi(index, docs, rng.choices(vocabulary, weights, k=rng.randint(1, 8)))
+
+
+def test_add_many_leaves_the_state_sequential_adds_leave(batch_tokens) -> None:
+    rng = random.Random(5)
+    vocabulary = [f"w{i}" for i in range(40)]
+    weights = [1 / (rank + 1) for rank in range(len(vocabulary))]
+    history, docs = random_history(rng, vocabulary, weights, range(200))
+    # More new documents than freed slots: some reuse slots, the rest append.
+    batch = [(doc_id, zipf_doc(rng, vocabulary, weights)) for doc_id in rng.sample(range(200, 400), 80)]
+    batch[3] = (batch[3][0], [])
+    one_by_one, bulk = sequential_and_bulk(history, batch)
+    assert snapshot(bulk) == snapshot(one_by_one)
+    docs.update(batch)
+    assert_matches_okapi(bulk, docs, ["w0", "w3", "w17", "w39"])
+
+
+def test_add_many_splits_batches_whose_keys_would_not_fit(monkeypatch) -> None:
+    monkeypatch.setattr(bm25, "_KEY_BITS", 6)
+    rng = random.Random(8)
+    vocabulary = [f"w{i}" for i in range(30)]
+    weights = [1.0] * len(vocabulary)
+    batch = [(doc_id, zipf_doc(rng, vocabulary, weights)) for doc_id in range(50)]
+    one_by_one, bulk = sequential_and_bulk([], batch)
+    assert snapshot(bulk) == snapshot(one_by_one)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 15), st.lists(st.sampled_from("abcdefg"), max_size=8)), max_size=15),
+    operations,
+    st.lists(st.sampled_from(["a", "b", "c", "d", "e", "f", "g", "zz"]), min_size=1, max_size=5),
+    st.sampled_from([1, 3, 1 << 21]),
+)
+def test_edits_after_add_many_match_rebuilt_reference(initial, ops, query, batch) -> None:
+    docs = dict(initial)
+    index, twin = BM25Index(), BM25Index()
+    original = bm25._BATCH_TOKENS
+    bm25._BATCH_TOKENS = batch
+    try:
+        index.add_many(docs.items())
+    finally:
+        bm25._BATCH_TOKENS = original
+    for doc_id, tokens in docs.items():
+        twin.add(doc_id, tokens)
+    for op, doc_id, tokens in ops:
+        if op == "add" and doc_id not in docs:
+            docs[doc_id] = tokens
+            for target in (index, twin):
+                target.add(doc_id, tokens)
+        elif op == "replace":
+            docs[doc_id] = tokens
+            for target in (index, twin):
+                target.replace(doc_id, tokens)
+        elif op == "remove" and doc_id in docs:
+            del docs[doc_id]
+            for target in (index, twin):
+                target.remove(doc_id)
+    assert snapshot(index) == snapshot(twin)
+    assert index.top_k(query, 20) == twin.top_k(query, 20)
+    if any(docs.values()):
+        assert_matches_okapi(index, docs, query)
+    else:
+        assert index.scores(query) == {}
+
+
+def test_add_many_after_adds_and_removes_reuses_slots() -> None:
+    index = build(HAND_CORPUS)
+    index.remove(2)
+    index.remove(4)
+    docs = {doc_id: tokens for doc_id, tokens in HAND_CORPUS.items() if doc_id not in (2, 4)}
+    # A query first, so that what add_many makes stale has been computed.
+    assert_matches_okapi(index, docs, ["ledger", "user", "error"])
+    batch = {10: ["rate", "ledger", "rate"], 11: ["error"], 12: ["new", "terms", "here"]}
+    index.add_many(batch.items())
+    docs.update(batch)
+    assert sorted(index._doc_id_at.tolist()[1:]) == sorted(docs)  # two slots were reused, one appended
+    assert_matches_okapi(index, docs, ["rate", "ledger", "error", "new"])
+    index.remove(11)
+    index.replace(10, ["ledger"])
+    index.add(13, ["terms"])
+    del docs[11]
+    docs.update({10: ["ledger"], 13: ["terms"]})
+    assert_matches_okapi(index, docs, ["rate", "ledger", "error", "terms"])
+
+
+def test_add_many_of_nothing_changes_nothing() -> None:
+    index = build(HAND_CORPUS)
+    before = snapshot(index)
+    index.add_many([])
+    index.add_many(iter(()))
+    assert snapshot(index) == before
+    empty = BM25Index()
+    empty.add_many([])
+    assert len(empty) == 0
+    assert empty.top_k(["ledger"], 3) == []
+
+
+def test_add_many_of_empty_documents() -> None:
+    one_by_one, bulk = sequential_and_bulk([], [(1, []), (2, [])])
+    assert snapshot(bulk) == snapshot(one_by_one)
+    assert len(bulk) == 2
+    assert bulk.scores(["alpha"], [1, 2]) == {1: 0.0, 2: 0.0}
+    batch = [(3, []), (4, ["alpha", "beta"]), (5, []), (6, ["alpha"])]
+    one_by_one.add_many(batch)
+    for doc_id, tokens in batch:
+        bulk.add(doc_id, tokens)
+    assert snapshot(bulk) == snapshot(one_by_one)
+    assert_matches_okapi(one_by_one, {1: [], 2: [], **dict(batch)}, ["alpha", "beta"])
+
+
+def test_add_many_consumes_any_iterable_once() -> None:
+    index = BM25Index()
+    index.add_many((doc_id, tokens) for doc_id, tokens in HAND_CORPUS.items())
+    assert_matches_okapi(index, HAND_CORPUS, ["ledger", "error", "rate"])
+    tupled = BM25Index()
+    tupled.add_many((doc_id, tuple(tokens)) for doc_id, tokens in HAND_CORPUS.items())
+    assert snapshot(tupled) == snapshot(index)
+
+
+@pytest.mark.parametrize(
+    "batch",
+    [
+        [(20, ["a"]), (21, ["b"]), (20, ["c"])],  # twice in the batch
+        [(20, ["a"]), (3, ["b"])],  # already indexed
+    ],
+    ids=["within the batch", "already indexed"],
+)
+def test_add_many_refuses_a_duplicate_id_and_changes_nothing(batch) -> None:
+    index = build(HAND_CORPUS)
+    index.remove(5)
+    before = snapshot(index)
+    with pytest.raises(ValueError, match="already indexed"):
+        index.add_many(batch)
+    assert snapshot(index) == before
+    assert 20 not in index
+
+
+@pytest.mark.parametrize(
+    "batch, error",
+    [
+        ([(20, ["a"]), (21, ["b", ["unhashable"]])], TypeError),
+        ([(20, ["a"]), ("21", ["b"])], TypeError),
+        ([(20, ["a"]), (2**63, ["b"])], OverflowError),
+    ],
+    ids=["unhashable token", "id not an int", "id too large"],
+)
+def test_add_many_refuses_what_add_refuses_and_changes_nothing(batch, error) -> None:
+    index = build(HAND_CORPUS)
+    before = snapshot(index)
+    with pytest.raises(error):
+        index.add(*batch[1])
+    with pytest.raises(error):
+        index.add_many(batch)
+    assert snapshot(index) == before
+
+
+def test_add_many_top_k_equals_sequential_top_k_including_ties() -> None:
+    rng = random.Random(23)
+    vocabulary = [f"w{i}" for i in range(25)]
+    weights = [1 / (rank + 1) for rank in range(len(vocabulary))]
+    # Many identical documents make many exactly tied scores.
+    shapes = [zipf_doc(rng, vocabulary, weights) for _ in range(12)]
+    ids = rng.sample(range(1_000), 300)
+    batch = [(doc_id, list(rng.choice(shapes))) for doc_id in ids]
+    history = [("add", 5_000 + i, list(shape)) for i, shape in enumerate(shapes)]
+    history += [("remove", 5_000, None), ("remove", 5_003, None)]
+    one_by_one, bulk = sequential_and_bulk(history, batch)
+    for _ in range(20):
+        query = rng.choices(vocabulary, weights, k=rng.randint(1, 5))
+        for k in (1, 7, 50, 400):
+            assert bulk.top_k(query, k) == one_by_one.top_k(query, k)
