@@ -1,10 +1,10 @@
-"""The ``rag-lsp`` command line: ``index``, ``context`` and ``serve``.
+"""The ``rag-lsp`` command line: ``index``, ``context``, ``completion-context`` and ``serve``.
 
 Exit codes (documented in README.md and docs/protocol.md):
 0 the command ran (an answer may still be empty: warnings say why),
-1 an unexpected internal error, 2 bad usage (argparse),
+1 an unexpected internal error, 2 bad usage (argparse, or a position outside the file),
 3 a root that does not exist or is not a directory,
-4 an unreadable query file.
+4 an unreadable query file (or completion-context's --file).
 """
 
 from __future__ import annotations
@@ -20,6 +20,10 @@ from rag_lsp.core.context import DEFAULT_BUDGET_TOKENS, DEFAULT_TOP_K, ContextRe
 from rag_lsp.core.index import Index, IndexStats
 
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_BAD_ROOT, EXIT_BAD_QUERY_FILE = 0, 1, 2, 3, 4
+# Defaults of completion-context (the core's, repeated so that other commands need not import it).
+COMPLETION_BUDGET_TOKENS = 512
+# A one-shot process starts with cold caches, so it gets more time than the server's 50 ms.
+CLI_COMPLETION_TIME_BUDGET_MS = 1000
 
 
 class CliError(Exception):
@@ -59,6 +63,20 @@ def build_parser() -> argparse.ArgumentParser:
     context.add_argument("--budget-tokens", type=_positive, default=DEFAULT_BUDGET_TOKENS)
     context.add_argument("--json", action="store_true", help="print the JSON documented in docs/protocol.md")
 
+    completion = commands.add_parser("completion-context", parents=[cache],
+                                     help="print the context an LLM needs to complete code at a position")
+    completion.add_argument("--root", type=Path, default=Path("."), help="workspace root (default: .)")
+    completion.add_argument("--file", type=Path, required=True, help="the file being edited (read from disk)")
+    completion.add_argument("--line", type=_positive, required=True, help="1-based line of the cursor")
+    completion.add_argument("--column", type=_positive, default=1,
+                            help="1-based column of the cursor, in characters (default: 1, the line's start)")
+    completion.add_argument("--budget-tokens", type=_positive, default=COMPLETION_BUDGET_TOKENS)
+    completion.add_argument("--max-snippets", type=_positive, help="at most this many snippets")
+    completion.add_argument("--time-budget-ms", type=_positive, default=CLI_COMPLETION_TIME_BUDGET_MS,
+                            help="stop ranking after this long (default: %(default)s; the server uses 50 ms,"
+                                 " with caches kept warm between requests)")
+    completion.add_argument("--json", action="store_true", help="print the JSON documented in docs/protocol.md")
+
     serve = commands.add_parser("serve", parents=[cache], help="run the language server (stdio by default)")
     serve.add_argument("--stdio", action="store_true", help="talk LSP over stdin/stdout (the default)")
     serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP socket instead (for debugging)")
@@ -75,6 +93,8 @@ def main(argv: list[str] | None = None) -> int:
             return _index(args)
         if args.command == "serve":
             return _serve(args)
+        if args.command == "completion-context":
+            return _completion_context(args)
         return _context(args)
     except CliError as exc:
         print(f"rag-lsp: {exc}", file=sys.stderr)
@@ -147,6 +167,42 @@ def _context(args: argparse.Namespace) -> int:
         print(json.dumps(result, indent=2, ensure_ascii=False))
     else:
         print(_format_context(result))
+    return EXIT_OK
+
+
+def _completion_context(args: argparse.Namespace) -> int:
+    # Imported here so that the other commands never pay for it.
+    from rag_lsp.core.completion import CompletionEngine, CompletionError, CompletionRequest, PositionError
+    from rag_lsp.core.session import Session
+
+    if not args.root.is_dir():
+        raise CliError(f"root {'is not a directory' if args.root.exists() else 'does not exist'}: {args.root}",
+                       EXIT_BAD_ROOT)
+    path = args.file if args.file.is_absolute() else Path.cwd() / args.file
+    if not path.is_file():
+        raise CliError(f"cannot read {args.file}: not a file", EXIT_BAD_QUERY_FILE)
+    session = Session(cache_root=args.cache_dir, use_cache=not args.no_cache)
+    session.add_root(args.root)
+    try:
+        session.index_roots()
+        request = CompletionRequest(path.resolve(), args.line - 1, args.column - 1, budget_tokens=args.budget_tokens,
+                                    max_snippets=args.max_snippets, time_budget_ms=args.time_budget_ms)
+        result = CompletionEngine(session).context(request)
+    except PositionError as exc:
+        raise CliError(f"bad position: {exc}", EXIT_USAGE) from None
+    except CompletionError as exc:
+        raise CliError(str(exc), EXIT_BAD_QUERY_FILE) from None
+    finally:
+        for root in list(session.roots):
+            session.remove_root(root)
+    for warning in result.get("warnings", ()):
+        print(f"rag-lsp: {warning}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(result, indent=2, ensure_ascii=False))
+    else:
+        print(result["prompt"] or "no context for this position")
+        print(f"{len(result['snippets'])} snippets, ~{result['tokens']} tokens (estimated) of {result['budget_tokens']}"
+              f"{', truncated' if result['truncated'] else ''}; {result['elapsed_ms']:.1f} ms", file=sys.stderr)
     return EXIT_OK
 
 

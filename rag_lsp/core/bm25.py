@@ -124,7 +124,7 @@ class _Postings:
 class _BulkTerms:
     """The terms one ``add_many`` call numbered, and their postings, by number."""
 
-    __slots__ = ("postings_of", "term_objects", "term_bits", "postings_len", "postings_len_before", "dead")
+    __slots__ = ("dead", "postings_len", "postings_len_before", "postings_of", "term_bits", "term_objects")
 
     def __init__(self, vocabulary: dict[str, _Postings], terms: list) -> None:
         """Look the terms up, adding the missing ones to ``vocabulary`` in order, as ``add`` would."""

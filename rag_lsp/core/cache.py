@@ -29,7 +29,7 @@ from rag_lsp.core.model import Chunk, Definition, Import, ParsedFile, Reference
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files (
@@ -217,7 +217,7 @@ def _encode(entry: CachedFile) -> bytes:
         "chunks": [[getattr(c, f) for f in _CHUNK_FIELDS] for c in parsed.chunks],
         "definitions": [[getattr(d, f) for f in _DEFINITION_FIELDS] for d in parsed.definitions],
         "references": [[r.name, r.line, r.kind] for r in parsed.references],
-        "imports": [[i.module, i.line, list(i.names)] for i in parsed.imports],
+        "imports": [[i.module, i.line, list(i.names), [list(pair) for pair in i.aliases]] for i in parsed.imports],
         "tokens": [" ".join(tokens) for tokens in entry.tokens],
     }
     return zlib.compress(json.dumps(payload, separators=(",", ":")).encode("utf-8"), 1)
@@ -233,7 +233,8 @@ def _decode(path: str, blob: str, size: int, mtime_ns: int, raw: bytes) -> Cache
         chunks=[Chunk(**chunk_extra, **dict(zip(_CHUNK_FIELDS, row))) for row in payload["chunks"]],
         definitions=[Definition(path=path, **dict(zip(_DEFINITION_FIELDS, row))) for row in payload["definitions"]],
         references=[Reference(name, path, line, kind) for name, line, kind in payload["references"]],
-        imports=[Import(module, path, line, tuple(names)) for module, line, names in payload["imports"]],
+        imports=[Import(module, path, line, tuple(names), tuple(tuple(pair) for pair in aliases))
+                 for module, line, names, aliases in payload["imports"]],
         error=payload["error"],
     )
     tokens = [text.split(" ") if text else [] for text in payload["tokens"]]

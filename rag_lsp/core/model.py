@@ -46,12 +46,20 @@ class Reference:
 
 @dataclass(frozen=True, slots=True)
 class Import:
-    """An import as written in the source (``module`` is the raw module text)."""
+    """An import as written in the source (``module`` is the raw module text).
+
+    ``aliases`` are ``(imported, local)`` pairs for names bound under another
+    name (``from m import a as b``, ``export {a as b} from "m"``); ``imported``
+    is ``*`` when the local name is the module itself (``import m as n``,
+    ``import * as ns``), and ``("*", "*")`` marks a wildcard
+    (``from m import *``, ``export * from "m"``).
+    """
 
     module: str
     path: str
     line: int
     names: tuple[str, ...] = ()
+    aliases: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,8 +16,17 @@ import re
 from collections import defaultdict
 from pathlib import PurePosixPath
 
-# File stems that stand for their directory (``pkg/__init__.py`` is ``pkg``).
-DIRECTORY_MODULE_STEMS = frozenset({"__init__", "index", "mod", "lib", "main"})
+# File stems that stand for their directory (``pkg/__init__.py`` is ``pkg``), by file suffix:
+# Rust's ``lib.rs``/``main.rs`` are crate roots, but ``lib.ts`` or ``main.py`` are ordinary modules.
+_DIRECTORY_STEMS = frozenset({"__init__", "index", "mod"})
+_RUST_ROOT_STEMS = frozenset({"lib", "main"})
+
+
+def is_directory_module(path: str) -> bool:
+    """Whether a file stands for its directory (``__init__.py``, ``index.ts``, ``mod.rs``, ``lib.rs``)."""
+    pure = PurePosixPath(path)
+    stem = pure.name.split(".", 1)[0]
+    return stem in _DIRECTORY_STEMS or (pure.suffix == ".rs" and stem in _RUST_ROOT_STEMS)
 # Leading directories that hold code but are not part of module names.
 LAYOUT_DIRS = (
     ("src", "main", "java"), ("src", "main", "kotlin"), ("src", "main", "scala"),
@@ -40,7 +49,7 @@ def module_key(path: str) -> tuple[str, ...]:
         # A Go package is its directory: every file in it answers to the import path.
         return tuple(parts)
     stem = pure.name.split(".", 1)[0] if not pure.name.startswith(".") else pure.name
-    if stem not in DIRECTORY_MODULE_STEMS or not parts:
+    if not is_directory_module(path) or not parts:
         parts.append(stem)
     return tuple(parts)
 
@@ -105,9 +114,11 @@ class ModuleMap:
                     best.append((score * 10 - drop, path))
             if best:
                 break
-        best.sort(key=lambda item: (-item[0], item[1]))
-        top = best[0][0] if best else 0
-        return [path for score, path in best if score == top]
+        # On a tie a file beats a directory's module (``./lib`` is ``lib.ts`` before ``lib/index.ts``),
+        # as in Node's resolution.
+        best.sort(key=lambda item: (-item[0], is_directory_module(item[1]), item[1]))
+        top = best[0][:1] + (is_directory_module(best[0][1]),) if best else None
+        return [path for score, path in best if (score, is_directory_module(path)) == top]
 
     def _candidates(self, last: str) -> set[str]:
         return self._by_last.get(last, set())
@@ -154,7 +165,7 @@ def _join_relative(base: list[str], parts: list[str]) -> tuple[str, ...]:
                 result.pop()
         elif part and part != ".":
             result.append(part.split(".", 1)[0] if part is parts[-1] else part)
-    if result and result[-1] in DIRECTORY_MODULE_STEMS:
+    if result and result[-1] in _DIRECTORY_STEMS:
         result.pop()
     return tuple(result)
 

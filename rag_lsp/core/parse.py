@@ -7,8 +7,9 @@ files; this module only interprets their captures:
   optionally ``@container`` naming its owner when the owner is not an
   enclosing node (Go receivers, C++ ``Foo::bar`` definitions);
 - ``@reference.<kind>`` on a use, with ``@name`` on the used name;
-- ``@import`` on an import statement, ``@import.module`` on the module text
-  and ``@import.name`` on each imported name.
+- ``@import`` on an import statement, ``@import.module`` on the module text,
+  ``@import.name`` on each imported name and ``@import.alias`` on the local
+  name it is bound to when that differs (see ``Import.aliases``).
 
 Architecture invariant: parsing never raises. A file whose grammar or query
 fails is chunked by line windows and the failure is reported in
@@ -216,20 +217,32 @@ class _Extractor:
         query = languages.ts_query(self.parsed.language, "imports")
         if query is None:
             return
-        grouped: dict[tuple[int, str], tuple[int, set[str]]] = {}
+        grouped: dict[tuple[int, str], tuple[int, set[str], set[tuple[str, str]]]] = {}
         for _, captures in QueryCursor(query).matches(root):
             statements, modules = captures.get("import"), captures.get("import.module")
             if not statements or not modules:
                 continue
             line = statements[0].start_point[0] + 1
+            names = [self.text(n) for n in captures.get("import.name", ())]
+            aliases = [self.text(n) for n in captures.get("import.alias", ())]
             for module_node in modules:
                 module = self.text(module_node).strip(_QUOTES)
-                entry = grouped.setdefault((statements[0].start_byte, module), (line, set()))
-                entry[1].update(self.text(n) for n in captures.get("import.name", ()))
+                entry = grouped.setdefault((statements[0].start_byte, module), (line, set(), set()))
+                entry[1].update(names)
+                entry[2].update(_alias_pairs(names, aliases))
         self.parsed.imports = [
-            Import(module, self.parsed.path, line, tuple(sorted(names)))
-            for (_, module), (line, names) in sorted(grouped.items())
+            Import(module, self.parsed.path, line, tuple(sorted(names)), tuple(sorted(aliases)))
+            for (_, module), (line, names, aliases) in sorted(grouped.items())
         ]
+
+
+def _alias_pairs(names: list[str], aliases: list[str]) -> list[tuple[str, str]]:
+    """``(imported, local)`` pairs of one match: an alias pairs with the match's name, else with ``*``."""
+    if not aliases:
+        return []
+    if len(names) == len(aliases):
+        return list(zip(names, aliases))
+    return [("*", alias) for alias in aliases]
 
 
 def _end_line(node: Node) -> int:

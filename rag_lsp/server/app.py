@@ -29,6 +29,7 @@ from rag_lsp.core.context import ContextRequest
 from rag_lsp.core.documents import EditError
 from rag_lsp.core.session import Session
 from rag_lsp.server import ext
+from rag_lsp.server.completion import register_completion
 from rag_lsp.server.convert import (
     encoding_name,
     line_range,
@@ -46,7 +47,18 @@ LENS_REFRESH_DELAY = 0.5
 
 
 class _Protocol(LanguageServerProtocol):
-    """pygls's protocol, except that a change to a document that is not open is logged, not raised."""
+    """pygls's protocol with two repairs.
+
+    A request or notification without a ``params`` member is valid JSON-RPC
+    (Neovim sends ``ragLsp/status`` that way) but pygls cannot decode it, so
+    the member is added as null. A change to a document that is not open is
+    logged instead of raising.
+    """
+
+    def structure_message(self, data: dict):
+        if "jsonrpc" in data and "method" in data and "params" not in data:
+            data = {**data, "params": None}
+        return super().structure_message(data)
 
     @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
     def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams):
@@ -166,6 +178,7 @@ def build_server(cache_root: Path | None = None, use_cache: bool = True) -> RagS
     _register_workspace(server)
     _register_requests(server)
     _register_lenses(server)
+    register_completion(server)
     return server
 
 
@@ -370,7 +383,10 @@ def _register_lenses(server: RagServer) -> None:
 
 def _index_document(ls: RagServer, path: Path) -> None:
     reason = ls.session.index_document(path)
-    if reason:
+    if reason == "outside the workspace":
+        # Editors open settings files and untitled buffers all the time: not worth the user's attention.
+        log.debug("not indexing %s: %s", path, reason)
+    elif reason:
         log.info("not indexing %s: %s", path, reason)
 
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from rag_lsp.core.modules import ModuleMap, python_module
+from rag_lsp.core.modules import ModuleMap, module_key, python_module
 
 FILES = [
     "src/marshmallow/__init__.py", "src/marshmallow/schema.py", "src/marshmallow/fields.py",
@@ -52,3 +52,13 @@ def test_python_module_names():
     assert python_module("src/marshmallow/schema.py") == "marshmallow.schema"
     assert python_module("pkg/__init__.py") == "pkg"
     assert python_module("web/app.ts") is None
+
+
+def test_lib_and_main_name_their_directory_only_in_rust():
+    mapping = ModuleMap()
+    for path in ["web/src/main.ts", "web/src/lib.ts", "web/src/lib/index.ts", "crate/src/lib.rs"]:
+        mapping.add(path)
+    assert mapping.resolve("./lib", "web/src/main.ts") == ["web/src/lib.ts"]
+    assert mapping.resolve("./main", "web/src/lib.ts") == ["web/src/main.ts"]
+    assert module_key("crate/src/lib.rs") == ("crate", "src")
+    assert module_key("web/src/lib.ts") == ("web", "src", "lib")
