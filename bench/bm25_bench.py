@@ -83,7 +83,8 @@ def main() -> None:
     replaces, queries_after_edit = _edit_latencies(index, sampler, rng, args)
     rows.append(("replace one document", _spread(replaces), "rebuild only"))
     rows.append((f"top_k({TOP_K}) right after a replace, frequent terms", _spread(queries_after_edit), ""))
-    rows.append(("max |score difference| on checked queries, add() / add_many()", f"{max_error:.2e} / {bulk_error:.2e}", ""))
+    errors = f"{max_error:.2e} / {bulk_error:.2e}"
+    rows.append(("max |score difference| on checked queries, add() / add_many()", errors, ""))
 
     _print_report(args, rows)
 
