@@ -3,7 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-query="${*:-where are secret files like .env skipped during the workspace walk}"
+query="${*:-where does the walk skip secret files such as .env and *.pem}"
 .venv/bin/rag-lsp index .
 echo
 .venv/bin/rag-lsp context "$query" --root . --top-k 5 --budget-tokens 1500
