@@ -8,6 +8,7 @@ exchange them without knowing about each other.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from typing import NamedTuple
 
 # Definition kinds that the chunker treats as containers of other definitions.
 CLASS_LIKE_KINDS = frozenset(
@@ -34,9 +35,13 @@ class Definition:
     container: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Reference:
-    """A use of a name: a call (``kind="call"``) or another reference."""
+class Reference(NamedTuple):
+    """A use of a name: a call (``kind="call"``) or another reference.
+
+    A named tuple rather than a frozen dataclass: a warm start rebuilds
+    hundreds of thousands of these from the cache, and a tuple is built
+    several times faster.
+    """
 
     name: str
     path: str
