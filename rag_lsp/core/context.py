@@ -8,6 +8,7 @@ none may be renamed or removed.
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass
 
@@ -36,8 +37,12 @@ class ContextRequest:
     evidence: tuple[str, ...] = ()
 
 
-def build_context(index: Index, request: ContextRequest, ranker: Ranker | None = None) -> dict:
-    """Rank the index's chunks for the request and pack the best into the token budget."""
+def build_context(index: Index, request: ContextRequest, ranker: Ranker | None = None,
+                  cancel: threading.Event | None = None) -> dict:
+    """Rank the index's chunks for the request and pack the best into the token budget.
+
+    Raises ``Cancelled`` when ``cancel`` is set while the default ranker works.
+    """
     started = time.perf_counter()
     query = parse_query("\n".join((request.query, *request.evidence)))
     warnings: list[str] = []
@@ -45,7 +50,7 @@ def build_context(index: Index, request: ContextRequest, ranker: Ranker | None =
         warnings.append("the query has no searchable words or names")
     if not index.chunks:
         warnings.append("the index is empty: no indexable files under the root")
-    ranker = ranker or FusionRanker()
+    ranker = ranker or FusionRanker(cancelled=cancel.is_set if cancel is not None else None)
     candidates = ranker.rank(index, query, request.top_k * CANDIDATE_SLACK) if not query.empty else []
     items, truncated = _pack(index, candidates, request)
     # Rankers that run evidence strategies report them (FusionRanker.last_report); others report none.

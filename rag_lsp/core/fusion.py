@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from rag_lsp.core.index import Index
 from rag_lsp.core.path_kinds import is_example_path, is_prose_path, is_test_path
 from rag_lsp.core.query import Query
-from rag_lsp.core.rank import Candidate
+from rag_lsp.core.rank import Cancelled, Candidate
 from rag_lsp.core.strategies import REGISTRY, Budget, Finding, Skipped, Strategy, StrategyContext
 from rag_lsp.core.strategies.base import Message
 from rag_lsp.core.strategies.provider import SymbolProvider
@@ -67,11 +67,14 @@ class FusionRanker:
 
     def __init__(self, strategies: dict[str, Strategy] | None = None, *, budget: Budget | None = None,
                  provider: SymbolProvider | None = None, disabled: frozenset[str] = frozenset(),
-                 clock: Callable[[], float] = time.perf_counter) -> None:
+                 clock: Callable[[], float] = time.perf_counter,
+                 cancelled: Callable[[], bool] | None = None) -> None:
         self.strategies = {name: run for name, run in (strategies or REGISTRY).items() if name not in disabled}
         self.budget = budget or Budget()
         self.provider = provider
         self.clock = clock
+        # Checked before each strategy: a withdrawn question stops at the next step.
+        self.cancelled = cancelled
         self.last_report = FusionReport()
 
     def rank(self, index: Index, query: Query, limit: int) -> list[Candidate]:
@@ -95,6 +98,8 @@ class FusionRanker:
         run: list[str] = []
         skipped: dict[str, str] = {}
         for name, strategy in self.strategies.items():
+            if self.cancelled is not None and self.cancelled():
+                raise Cancelled(f"cancelled before the {name} strategy")
             if ctx.out_of_time():
                 skipped[name] = f"the time budget of {self.budget.seconds:g} s was spent"
                 continue

@@ -28,6 +28,10 @@ MAX_WORD_DEFINITIONS = 5
 BM25_POOL = 200
 
 
+class Cancelled(Exception):
+    """The caller withdrew the question; raised by a ranker between its steps."""
+
+
 @dataclass(slots=True)
 class Candidate:
     """A chunk proposed for the answer, with its score and reasons."""

@@ -22,6 +22,7 @@ from rag_lsp import __version__
 from rag_lsp.core import languages
 from rag_lsp.core.config import Settings, SettingsError, apply_settings, load_operator_file
 from rag_lsp.core.context import ContextRequest, build_context
+from rag_lsp.core.rank import Cancelled
 from rag_lsp.core.documents import EditError, OpenDocument, TextEdit
 from rag_lsp.core.index import Index
 from rag_lsp.core.model import Definition
@@ -30,10 +31,6 @@ from rag_lsp.core.walk import is_secret_path, load_bytes, name_skip_reason
 
 MAX_WORKSPACE_SYMBOLS = 100
 _IDENTIFIER = re.compile(r"[A-Za-z_][\w.]*")
-
-
-class Cancelled(Exception):
-    """The caller withdrew the question."""
 
 
 @dataclass(slots=True)
@@ -332,7 +329,7 @@ class Session:
                 cancel: threading.Event | None = None) -> dict:
         """Ranked context over every root (or the focused document's root first), merged and re-packed.
 
-        Raises Cancelled as soon as ``cancel`` is set (checked between roots).
+        Raises Cancelled soon after ``cancel`` is set (checked between roots and between strategies).
         """
         started = time.perf_counter()
         with self._lock:
@@ -344,7 +341,7 @@ class Session:
             if cancel is not None and cancel.is_set():
                 raise Cancelled("the context request was cancelled")
             with root.index.lock:
-                answer = build_context(root.index, request)
+                answer = build_context(root.index, request, cancel=cancel)
             for item in answer["items"]:
                 item["root"] = str(path)
             results.append(answer)

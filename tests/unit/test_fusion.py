@@ -198,3 +198,21 @@ def test_the_byte_and_occurrence_budgets_mark_the_answer_truncated(index):
     assert ranker.last_report.truncated
     ranker, _, _ = rank(index, None, text="why does `convert` fail")
     assert not ranker.last_report.truncated
+
+
+def test_a_cancelled_question_stops_between_strategies(ledger_root):
+    import threading
+
+    import pytest
+
+    from rag_lsp.core.context import ContextRequest, build_context
+    from rag_lsp.core.index import Index
+    from rag_lsp.core.rank import Cancelled
+
+    index = Index(ledger_root, use_cache=False)
+    index.refresh()
+    cancel = threading.Event()
+    cancel.set()
+    with pytest.raises(Cancelled, match="cancelled before the"):
+        build_context(index, ContextRequest("why does Ledger.post raise KeyError"), cancel=cancel)
+    assert build_context(index, ContextRequest("why does Ledger.post raise KeyError"))["items"]

@@ -6,7 +6,8 @@ from conftest import write_tree
 from rag_lsp.core.context import ContextRequest
 from rag_lsp.core.documents import TextEdit
 from rag_lsp.core.path_kinds import is_test_path
-from rag_lsp.core.session import Cancelled, Session
+from rag_lsp.core.rank import Cancelled
+from rag_lsp.core.session import Session
 
 
 def session_for(*roots) -> Session:
