@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import marshal
 import os
 import sqlite3
-import marshal
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import PurePosixPath
 
 # File stems that stand for their directory (``pkg/__init__.py`` is ``pkg``), by file suffix:
@@ -129,7 +130,7 @@ class ModuleMap:
         for key in (self._keys.get(path), self._aliases.get(path)):
             if not key:
                 continue
-            shared = _common_suffix(target, key)
+            shared = common_suffix(target, key)
             stripped = strip_layout(key)
             # A match must cover the whole target or the whole (layout-free) key.
             if shared == len(target) or shared >= len(stripped):
@@ -170,7 +171,8 @@ def _join_relative(base: list[str], parts: list[str]) -> tuple[str, ...]:
     return tuple(result)
 
 
-def _common_suffix(a: tuple[str, ...], b: tuple[str, ...]) -> int:
+def common_suffix(a: Sequence[str], b: Sequence[str]) -> int:
+    """How many trailing segments two segment sequences share."""
     count = 0
     for x, y in zip(reversed(a), reversed(b)):
         if x != y:

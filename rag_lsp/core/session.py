@@ -22,11 +22,11 @@ from rag_lsp import __version__
 from rag_lsp.core import languages
 from rag_lsp.core.config import Settings, SettingsError, apply_settings, load_operator_file
 from rag_lsp.core.context import ContextRequest, build_context
-from rag_lsp.core.rank import Cancelled
 from rag_lsp.core.documents import EditError, OpenDocument, TextEdit
 from rag_lsp.core.index import Index
 from rag_lsp.core.model import Definition
 from rag_lsp.core.path_kinds import is_test_path
+from rag_lsp.core.rank import Cancelled
 from rag_lsp.core.walk import is_secret_path, load_bytes, name_skip_reason
 
 MAX_WORKSPACE_SYMBOLS = 100

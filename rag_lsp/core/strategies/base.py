@@ -22,6 +22,7 @@ from pathlib import PurePosixPath
 from rag_lsp.core.evidence import Frame, Location, TestId, parse_frames, parse_locations, parse_test_ids
 from rag_lsp.core.index import Index
 from rag_lsp.core.model import Chunk, Definition
+from rag_lsp.core.modules import common_suffix
 from rag_lsp.core.query import Query, parse_query
 from rag_lsp.core.strategies.provider import IndexSymbolProvider, SymbolProvider
 from rag_lsp.core.strategies.workspace import WorkspaceTables, workspace_tables
@@ -370,16 +371,6 @@ def _path_parts(written: str, root: str) -> list[str]:
         if text == ".." or text.startswith("../"):
             return []
     return [part for part in text.split("/") if part not in ("", ".", "..", "~")]
-
-
-def common_suffix(a: list[str], b: list[str]) -> int:
-    """How many trailing segments two segment lists share."""
-    count = 0
-    for x, y in zip(reversed(a), reversed(b)):
-        if x != y:
-            break
-        count += 1
-    return count
 
 
 def last_segment(name: str) -> str:

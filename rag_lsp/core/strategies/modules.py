@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from rag_lsp.core.modules import module_key, segments, strip_layout
+from rag_lsp.core.modules import common_suffix, module_key, segments, strip_layout
 from rag_lsp.core.path_kinds import is_code_path
 from rag_lsp.core.strategies.base import (
     CODE_SAMPLE_FACTOR,
@@ -20,7 +20,6 @@ from rag_lsp.core.strategies.base import (
     Finding,
     Skipped,
     StrategyContext,
-    common_suffix,
     file_stem,
     specificity,
 )

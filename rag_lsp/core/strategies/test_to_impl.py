@@ -16,13 +16,13 @@ from pathlib import PurePosixPath
 
 from rag_lsp.core.evidence import TestId
 from rag_lsp.core.model import Definition
+from rag_lsp.core.modules import common_suffix
 from rag_lsp.core.path_kinds import TEST_DIRS, is_test_path
 from rag_lsp.core.strategies.base import (
     RELIABILITY,
     Finding,
     Skipped,
     StrategyContext,
-    common_suffix,
     specificity,
 )
 
