@@ -14,14 +14,17 @@ T.run(function()
   T.set('server_refreshes', lens.server_refreshes)
 
   -- Lenses asked for while indexing may count too little; after the server's refresh they are right.
-  T.wait('the lens above `def post` to count the test that uses it', function()
+  -- Each lens resolves on its own, so wait until both `class Ledger` and `def post` count the test.
+  T.wait('the lenses above `class Ledger` and `def post` to count the test that uses them', function()
     local all = T.lenses(buf)
     T.set('lenses', all)
+    local right = 0
     for _, l in ipairs(all) do
-      if l.line == 11 and l.title == '1 reference · 1 test · context' then
-        return true
+      if (l.line == 5 or l.line == 11) and l.title == '1 reference · 1 test · context' then
+        right = right + 1
       end
     end
+    return right == 2
   end)
   T.set('virtual_text_post', T.wait('the lens text on screen', function()
     local text = T.lens_text(buf, 11)
