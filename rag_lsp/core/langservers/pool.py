@@ -1,0 +1,119 @@
+"""``ServerPool``: the language servers of one workspace root.
+
+A pool plans once which server serves each language and creates a client the
+first time a language needs one, without starting it (the client starts on
+its first request). Languages planned onto the same server share one client
+and so one process: JavaScript, TypeScript and TSX one
+typescript-language-server, C and C++ one clangd.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from rag_lsp.core.langservers.client import LanguageServerClient
+from rag_lsp.core.langservers.spec import ServerSpec, Unserved, plan_servers
+
+
+class ServerPool:
+    """The language servers of one workspace root: one client per distinct ServerSpec, created lazily (not started).
+
+    ``client_options`` (``max_open_documents``, the crash policy) are passed
+    to every client; tests use them to make backoff fast.
+    """
+
+    def __init__(
+        self, root: Path, overrides: dict[str, dict] | None = None, *, start_timeout: float = 10.0, **client_options: Any
+    ):
+        self.root = Path(root)
+        self._start_timeout = start_timeout
+        self._client_options = client_options
+        self._lock = threading.Lock()
+        self._plan = plan_servers(overrides or {})
+        self._clients: list[LanguageServerClient] = []
+        self._stopped = False
+
+    def client_for(self, language: str) -> LanguageServerClient | str:
+        """The client serving ``language``, or the reason none does."""
+        with self._lock:
+            if self._stopped:
+                return "the server pool is stopped"
+            entry = self._plan.get(language)
+            if entry is None:
+                return f"no server configured for {language}"
+            if isinstance(entry, str):
+                return entry
+            for client in self._clients:
+                if client.spec == entry:
+                    return client
+            client = LanguageServerClient(entry, self.root, start_timeout=self._start_timeout, **self._client_options)
+            self._clients.append(client)
+            return client
+
+    def clients(self) -> list[LanguageServerClient]:
+        """The clients created so far, in creation order (after ``stop()``, the stopped ones)."""
+        with self._lock:
+            return list(self._clients)
+
+    def status(self) -> list[dict]:
+        """One entry per planned server, ordered by its first language's name.
+
+        Created clients report ``client.status()``; a planned server not yet
+        needed is ``idle``; a language no server serves is ``missing`` or
+        ``disabled`` with the reason as ``last_error``.
+        """
+        with self._lock:
+            plan, clients = dict(self._plan), list(self._clients)
+        entries: list[dict] = []
+        seen: list[ServerSpec] = []
+        for language, entry in plan.items():
+            if isinstance(entry, ServerSpec):
+                if any(entry is spec for spec in seen):
+                    continue
+                seen.append(entry)
+                client = next((c for c in clients if c.spec == entry), None)
+                entries.append(client.status() if client else _status(entry.name, entry.command, entry.languages))
+            else:
+                server, state = (entry.server, entry.state) if isinstance(entry, Unserved) else ("", "missing")
+                entries.append(_status(server, None, (language,), state=state, last_error=str(entry)))
+        return sorted(entries, key=lambda e: e["languages"][0])
+
+    def reconfigure(self, overrides: dict[str, dict]) -> None:
+        """Re-plan with new overrides; stop the clients whose spec changed or is no longer planned."""
+        plan = plan_servers(overrides)
+        specs = [entry for entry in plan.values() if isinstance(entry, ServerSpec)]
+        with self._lock:
+            self._plan = plan
+            stale = [c for c in self._clients if c.spec not in specs]
+            self._clients = [c for c in self._clients if c not in stale]
+        _stop_all(stale)
+
+    def stop(self) -> None:
+        """Stop every client (in parallel: each may take a second or two to shut down politely)."""
+        with self._lock:
+            self._stopped = True
+            clients = list(self._clients)
+        _stop_all(clients)
+
+
+def _status(server: str, command: str | None, languages: tuple[str, ...], *, state: str = "idle", last_error=None):
+    return {
+        "server": server,
+        "command": command,
+        "languages": list(languages),
+        "state": state,
+        "version": None,
+        "pid": None,
+        "restarts": 0,
+        "last_error": last_error,
+    }
+
+
+def _stop_all(clients: list[LanguageServerClient]) -> None:
+    threads = [threading.Thread(target=client.stop, daemon=True) for client in clients]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()

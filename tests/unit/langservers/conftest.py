@@ -1,0 +1,32 @@
+"""Fixtures for the language-server client tests: clients that stop themselves, and a check for leftovers."""
+
+from __future__ import annotations
+
+import pytest
+from .lsp_helpers import child_pids, fake_spec, process_alive, wait_until
+
+from rag_lsp.core.langservers.client import LanguageServerClient
+from rag_lsp.core.langservers.spec import ServerSpec
+
+
+@pytest.fixture
+def make_client(tmp_path):
+    """``make_client(mode, *extra_args, **client_options)``; every client made is stopped after the test."""
+    made: list[LanguageServerClient] = []
+
+    def make(mode: str = "ok", *extra: str, spec: ServerSpec | None = None, **options) -> LanguageServerClient:
+        options.setdefault("start_timeout", 5.0)
+        client = LanguageServerClient(spec or fake_spec(mode, *extra), tmp_path, **options)
+        made.append(client)
+        return client
+
+    yield make
+    for client in made:
+        client.stop()
+
+
+@pytest.fixture(autouse=True)
+def _no_leftover_servers():
+    """Every test must leave no child process behind (the architecture's "no orphan" invariant)."""
+    yield
+    assert wait_until(lambda: not [pid for pid in child_pids() if process_alive(pid)], 3.0)

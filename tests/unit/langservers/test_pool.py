@@ -1,0 +1,123 @@
+"""The pool of one root: shared clients per server, reasons for unserved languages, status, reconfiguring."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from .lsp_helpers import FAKE_SERVER, process_alive, ready
+
+from rag_lsp.core.langservers.client import LanguageServerClient
+from rag_lsp.core.langservers.pool import ServerPool
+
+# Taken before the tests point sys.executable elsewhere to control the lookup next to it.
+PYTHON = sys.executable
+
+
+def fake_override(mode: str = "ok") -> dict:
+    return {"command": PYTHON, "args": [str(FAKE_SERVER), "--mode", mode]}
+
+
+def install(directory: Path, *names: str) -> None:
+    for name in names:
+        path = directory / name
+        path.write_text("#!/bin/sh\nexit 0\n")
+        path.chmod(0o755)
+
+
+@pytest.fixture
+def path_dir(tmp_path, monkeypatch):
+    directory = tmp_path / "path"
+    directory.mkdir()
+    monkeypatch.setenv("PATH", str(directory))
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "venv" / "bin" / "python"))
+    return directory
+
+
+@pytest.fixture
+def pools(tmp_path):
+    made: list[ServerPool] = []
+
+    def make(overrides=None, **options) -> ServerPool:
+        made.append(ServerPool(tmp_path, overrides, start_timeout=5.0, **options))
+        return made[-1]
+
+    yield make
+    for pool in made:
+        pool.stop()
+
+
+def test_clients_are_created_lazily_and_shared_by_languages_of_one_server(path_dir, pools):
+    install(path_dir, "typescript-language-server", "clangd")
+    pool = pools()
+    assert pool.clients() == []
+    typescript = pool.client_for("typescript")
+    assert isinstance(typescript, LanguageServerClient) and typescript.state == "idle"
+    assert pool.client_for("tsx") is typescript and pool.client_for("javascript") is typescript
+    assert pool.client_for("c") is pool.client_for("cpp") is not typescript
+    assert len(pool.clients()) == 2
+
+
+def test_unserved_languages_get_reasons(path_dir, pools):
+    pool = pools({"go": {"enabled": False}, "rust": {"command": "/opt/nowhere/rust-analyzer"}})
+    assert pool.client_for("python") == (
+        "no python language server on PATH (tried pyright-langserver, basedpyright-langserver, jedi-language-server)"
+    )
+    assert pool.client_for("go") == "disabled by settings"
+    assert pool.client_for("rust") == "command '/opt/nowhere/rust-analyzer' not found"
+    assert pool.client_for("markdown") == "no server configured for markdown"
+    assert pool.clients() == []
+
+
+def test_status_lists_every_planned_server_by_first_language(path_dir, pools):
+    install(path_dir, "clangd", "gopls")
+    python_sep = {"python": {**fake_override(), "initialization_options": {"a": 1}}}
+    pool = pools({**python_sep, "rust": {"enabled": False}})
+    client = pool.client_for("python")
+    ready(client)
+    by_language = {entry["languages"][0]: entry for entry in pool.status()}
+    assert list(by_language) == ["c", "go", "javascript", "python", "rust", "tsx", "typescript"]
+    assert by_language["c"]["languages"] == ["c", "cpp"] and by_language["c"]["state"] == "idle"
+    assert by_language["go"]["server"] == "gopls" and by_language["go"]["last_error"] is None
+    assert by_language["python"] == client.status() and by_language["python"]["state"] == "ready"
+    assert by_language["rust"]["state"] == "disabled" and by_language["rust"]["server"] == "rust-analyzer"
+    assert by_language["javascript"]["state"] == "missing"
+    assert by_language["javascript"]["server"] == "typescript-language-server"
+    assert by_language["javascript"]["last_error"].startswith("no javascript language server on PATH")
+    assert {frozenset(entry) for entry in pool.status()} == {frozenset(client.status())}
+
+
+def test_reconfigure_stops_only_clients_whose_server_changed(path_dir, pools):
+    install(path_dir, "clangd")
+    pool = pools({"python": fake_override()})
+    python = ready(pool.client_for("python"))
+    clangd = pool.client_for("c")
+    pid = python.status()["pid"]
+    pool.reconfigure({"python": fake_override()})
+    assert pool.client_for("python") is python and python.state == "ready"
+    pool.reconfigure({"python": fake_override("error")})
+    assert python.state == "stopped" and not process_alive(pid)
+    replacement = pool.client_for("python")
+    assert replacement is not python and replacement.spec.args[-1] == "error"
+    assert pool.client_for("c") is clangd
+    pool.reconfigure({"python": {"enabled": False}, "c": {"enabled": False}})
+    assert pool.client_for("python") == "disabled by settings"
+    assert pool.clients() == [] and clangd.state == "stopped"
+
+
+def test_stop_stops_every_client_and_no_more_are_made(path_dir, pools):
+    pool = pools({"python": fake_override(), "markdown": fake_override("error")}, backoff_base=0.01)
+    python, markdown = ready(pool.client_for("python")), ready(pool.client_for("markdown"))
+    pids = [python.status()["pid"], markdown.status()["pid"]]
+    pool.stop()
+    assert python.state == markdown.state == "stopped"
+    assert [entry for entry in pool.status() if entry["state"] == "stopped"] == [markdown.status(), python.status()]
+    assert not any(process_alive(pid) for pid in pids)
+    assert isinstance(pool.client_for("python"), str)
+
+
+def test_identical_overrides_share_one_process(path_dir, pools):
+    pool = pools({"python": fake_override(), "markdown": fake_override()})
+    assert pool.client_for("python") is pool.client_for("markdown")
+    assert pool.client_for("python").spec.languages == ("python", "markdown")
