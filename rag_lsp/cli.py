@@ -1,4 +1,4 @@
-"""The ``rag-lsp`` command line: ``index``, ``context``, ``completion-context`` and ``serve``.
+"""The ``rag-lsp`` command line: ``index``, ``context``, ``lookup``, ``completion-context`` and ``serve``.
 
 Exit codes (documented in README.md and docs/protocol.md):
 0 the command ran (an answer may still be empty: warnings say why),
@@ -16,14 +16,22 @@ import sys
 from pathlib import Path
 
 from rag_lsp import __version__
+from rag_lsp.core.config import Settings, SettingsError, apply_settings, load_operator_file
 from rag_lsp.core.context import DEFAULT_BUDGET_TOKENS, DEFAULT_TOP_K, ContextRequest, build_context
 from rag_lsp.core.index import Index, IndexStats
+from rag_lsp.core.langservers.composite import CompositeSymbolProvider
+from rag_lsp.core.langservers.pool import ServerPool
+from rag_lsp.core.lookup import LOOKUPS
+from rag_lsp.core.strategies.provider import IndexSymbolProvider
+from rag_lsp.core.strategies.workspace import workspace_tables
 
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_BAD_ROOT, EXIT_BAD_QUERY_FILE = 0, 1, 2, 3, 4
 # Defaults of completion-context (the core's, repeated so that other commands need not import it).
 COMPLETION_BUDGET_TOKENS = 512
 # A one-shot process starts with cold caches, so it gets more time than the server's 50 ms.
 CLI_COMPLETION_TIME_BUDGET_MS = 1000
+# How long a one-shot question waits for a language server to start (the editor's questions never wait).
+SERVER_START_SECONDS = 15.0
 
 
 class CliError(Exception):
@@ -62,6 +70,17 @@ def build_parser() -> argparse.ArgumentParser:
     context.add_argument("--top-k", type=_positive, default=DEFAULT_TOP_K)
     context.add_argument("--budget-tokens", type=_positive, default=DEFAULT_BUDGET_TOKENS)
     context.add_argument("--json", action="store_true", help="print the JSON documented in docs/protocol.md")
+    context.add_argument("--language-servers", action="store_true",
+                         help="also ask the real language servers on PATH (started for this question, then stopped)")
+
+    lookup = commands.add_parser("lookup", parents=[cache],
+                                 help="definitions, references, implementations or hover text of a symbol")
+    lookup.add_argument("symbol", nargs="?", default="", help="the symbol, e.g. Ledger.post")
+    lookup.add_argument("--root", type=Path, default=Path("."), help="workspace root (default: .)")
+    lookup.add_argument("--what", choices=LOOKUPS, default="definitions", help="what to look up (default: %(default)s)")
+    lookup.add_argument("--file", type=Path, help="the file whose outline documentSymbols gives")
+    lookup.add_argument("--no-language-servers", action="store_true", help="answer from the patterns only")
+    lookup.add_argument("--json", action="store_true", help="print the JSON documented in docs/protocol.md")
 
     completion = commands.add_parser("completion-context", parents=[cache],
                                      help="print the context an LLM needs to complete code at a position")
@@ -95,6 +114,8 @@ def main(argv: list[str] | None = None) -> int:
             return _serve(args)
         if args.command == "completion-context":
             return _completion_context(args)
+        if args.command == "lookup":
+            return _lookup(args)
         return _context(args)
     except CliError as exc:
         print(f"rag-lsp: {exc}", file=sys.stderr)
@@ -157,8 +178,17 @@ def _context(args: argparse.Namespace) -> int:
     query = _read_query(args)
     index = _open_index(args.root, args)
     stats = index.refresh()
-    result = build_context(index, ContextRequest(query, args.top_k, args.budget_tokens))
-    index.close()
+    servers = _servers(args.root) if args.language_servers else None
+    try:
+        provider = servers and CompositeSymbolProvider(
+            IndexSymbolProvider(index, workspace_tables(index)), servers,
+            lambda rel: _read_text(index.root / rel) if rel in index.files else None,
+            timeout=SERVER_START_SECONDS, wait_for_start=SERVER_START_SECONDS)
+        result = build_context(index, ContextRequest(query, args.top_k, args.budget_tokens), provider=provider)
+    finally:
+        if servers:
+            servers.stop()
+        index.close()
     result["index"] = {**result["index"], "skipped": dict(sorted(stats.skipped.items())),
                        "parse_errors": stats.parse_errors, "indexing_ms": round(stats.elapsed_ms, 1)}
     for warning in result.get("warnings", ()):
@@ -167,6 +197,55 @@ def _context(args: argparse.Namespace) -> int:
         print(json.dumps(result, indent=2, ensure_ascii=False))
     else:
         print(_format_context(result))
+    return EXIT_OK
+
+
+def _servers(root: Path) -> ServerPool:
+    """The root's language servers as its operator file configures them."""
+    try:
+        settings, _ = apply_settings(Settings(), load_operator_file(root))
+    except SettingsError as exc:
+        raise CliError(str(exc), EXIT_USAGE) from None
+    return ServerPool(root.resolve(), settings.language_servers)
+
+
+def _read_text(path: Path) -> str | None:
+    try:
+        return path.read_bytes().decode("utf-8-sig")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _lookup(args: argparse.Namespace) -> int:
+    from rag_lsp.core.session import Session
+
+    if not args.root.is_dir():
+        raise CliError(f"root {'is not a directory' if args.root.exists() else 'does not exist'}: {args.root}",
+                       EXIT_BAD_ROOT)
+    if args.what == "documentSymbols" and not args.file:
+        raise CliError("documentSymbols needs --file", EXIT_USAGE)
+    if args.what != "documentSymbols" and not args.symbol.strip():
+        raise CliError("give a SYMBOL to look up", EXIT_USAGE)
+    session = Session(cache_root=args.cache_dir, use_cache=not args.no_cache,
+                      language_servers=not args.no_language_servers, wait_for_servers=SERVER_START_SECONDS)
+    session.add_root(args.root)
+    try:
+        session.index_roots()
+        path = (args.file if args.file.is_absolute() else Path.cwd() / args.file).resolve() if args.file else None
+        answer = session.lookup(args.symbol.strip(), args.what, path)
+    finally:
+        session.close()
+    if args.json:
+        print(json.dumps(answer, indent=2, ensure_ascii=False))
+        return EXIT_OK
+    for item in answer["items"]:
+        hover = f"\n    {item['hover']}" if item.get("hover") else ""
+        print(f"{item['path']}:{item['start_line']} {item['qualname']} ({item['kind']}) [{item['source']}]{hover}")
+    if answer.get("unanswered"):
+        print(f"rag-lsp: {answer['unanswered']}", file=sys.stderr)
+    for note in answer["language_servers"]:
+        if note["skipped"]:
+            print(f"rag-lsp: {note['server']} skipped: {note['skipped']}", file=sys.stderr)
     return EXIT_OK
 
 
@@ -220,6 +299,8 @@ def _serve(args: argparse.Namespace) -> int:
         server.start_tcp(host, int(port))
     else:
         server.start_io()
+    # A client that closes the pipe without a shutdown request still gets the language servers stopped.
+    server.session.close()
     return EXIT_OK
 
 

@@ -37,6 +37,10 @@ class Settings:
     languages: dict[str, bool] = field(default_factory=dict)
     cache_dir: str | None = None
     max_file_bytes: int = 1 << 20
+    # Per language: {"command", "args", "initialization_options", "enabled"} (snake_case, validated).
+    language_servers: dict[str, dict] = field(default_factory=dict)
+    language_server_timeout_ms: int = 1500
+    language_server_calls: int = 4
 
     def disabled_languages(self) -> frozenset[str]:
         return frozenset(name for name, enabled in self.languages.items() if not enabled)
@@ -49,6 +53,10 @@ class Settings:
             "languages": dict(self.languages),
             "cacheDir": self.cache_dir,
             "maxFileBytes": self.max_file_bytes,
+            "languageServers": {language: {_camel_case(key): value for key, value in server.items()}
+                                for language, server in self.language_servers.items()},
+            "languageServerTimeoutMs": self.language_server_timeout_ms,
+            "languageServerCalls": self.language_server_calls,
         }
 
 
@@ -57,6 +65,11 @@ KNOWN_KEYS = tuple(f.name for f in fields(Settings))
 
 def snake_case(key: str) -> str:
     return _CAMEL_BOUNDARY.sub(r"_\1", key).lower()
+
+
+def _camel_case(key: str) -> str:
+    head, *rest = key.split("_")
+    return head + "".join(part.title() for part in rest)
 
 
 def apply_settings(base: Settings, raw: object) -> tuple[Settings, list[str]]:
@@ -79,6 +92,13 @@ def apply_settings(base: Settings, raw: object) -> tuple[Settings, list[str]]:
             warnings.append(f"unknown setting '{key}' ignored (known: {', '.join(KNOWN_KEYS)})")
             continue
         changes[name] = _VALIDATORS[name](key, value)
+    if "language_servers" in changes:
+        # A stronger source overrides a server setting key by key, so an operator file that only disables
+        # a server keeps the command the editor configured.
+        merged = {language: dict(server) for language, server in base.language_servers.items()}
+        for language, server in changes["language_servers"].items():
+            merged[language] = {**merged.get(language, {}), **server}
+        changes["language_servers"] = merged
     return replace(base, **changes), warnings
 
 
@@ -128,6 +148,41 @@ def _optional_path(key: str, value: object) -> str | None:
     raise SettingsError(f"setting '{key}' must be a directory path or null, got {value!r}")
 
 
+_SERVER_KEYS = ("command", "args", "initialization_options", "enabled")
+
+
+def _language_servers(key: str, value: object) -> dict[str, dict]:
+    """Per-language server settings; every key is optional and a missing one keeps the default."""
+    if not isinstance(value, dict):
+        raise SettingsError(f"setting '{key}' must map language names to server settings, got {value!r}")
+    known = languages.all_languages()
+    servers: dict[str, dict] = {}
+    for language, raw in value.items():
+        where = f"{key}.{language}"
+        if language not in known:
+            raise SettingsError(f"setting '{key}': unknown language '{language}' (known: {', '.join(known)})")
+        if not isinstance(raw, dict):
+            raise SettingsError(f"setting '{where}' must be an object with {', '.join(_SERVER_KEYS)}, got {raw!r}")
+        server: dict = {}
+        for name, item in raw.items():
+            field_name = snake_case(str(name))
+            if field_name not in _SERVER_KEYS:
+                raise SettingsError(f"setting '{where}': unknown key '{name}' (known: {', '.join(_SERVER_KEYS)})")
+            server[field_name] = _server_value(f"{where}.{name}", field_name, item)
+        servers[language] = server
+    return servers
+
+
+def _server_value(where: str, name: str, value: object) -> object:
+    if name == "command" and not (value is None or (isinstance(value, str) and value.strip())):
+        raise SettingsError(f"setting '{where}' must be a command (a non-empty string) or null, got {value!r}")
+    if name == "args" and not (isinstance(value, list) and all(isinstance(arg, str) for arg in value)):
+        raise SettingsError(f"setting '{where}' must be a list of strings, got {value!r}")
+    if name == "enabled" and not isinstance(value, bool):
+        raise SettingsError(f"setting '{where}' must be true or false, got {value!r}")
+    return value
+
+
 _VALIDATORS = {
     "budget_tokens": lambda key, value: _positive_int(key, value, 200_000),
     "top_k": lambda key, value: _positive_int(key, value, 100),
@@ -135,4 +190,7 @@ _VALIDATORS = {
     "languages": _languages,
     "cache_dir": _optional_path,
     "max_file_bytes": lambda key, value: _positive_int(key, value, 64 << 20),
+    "language_servers": _language_servers,
+    "language_server_timeout_ms": lambda key, value: _positive_int(key, value, 60_000),
+    "language_server_calls": lambda key, value: _positive_int(key, value, 50),
 }

@@ -16,6 +16,7 @@ from rag_lsp.core.fusion import FusionRanker
 from rag_lsp.core.index import Index
 from rag_lsp.core.query import parse_query
 from rag_lsp.core.rank import Candidate, Ranker
+from rag_lsp.core.strategies.provider import SymbolProvider
 from rag_lsp.core.tokens import estimate_tokens, truncate_to_tokens
 
 DEFAULT_TOP_K = 10
@@ -38,10 +39,13 @@ class ContextRequest:
 
 
 def build_context(index: Index, request: ContextRequest, ranker: Ranker | None = None,
-                  cancel: threading.Event | None = None) -> dict:
+                  cancel: threading.Event | None = None, provider: SymbolProvider | None = None) -> dict:
     """Rank the index's chunks for the request and pack the best into the token budget.
 
     Raises ``Cancelled`` when ``cancel`` is set while the default ranker works.
+    ``provider`` answers symbol questions for the default ranker (the
+    tree-sitter index when None; language servers composed with it in the
+    server, see ``core/langservers/composite.py``).
     """
     started = time.perf_counter()
     query = parse_query("\n".join((request.query, *request.evidence)))
@@ -50,7 +54,7 @@ def build_context(index: Index, request: ContextRequest, ranker: Ranker | None =
         warnings.append("the query has no searchable words or names")
     if not index.chunks:
         warnings.append("the index is empty: no indexable files under the root")
-    ranker = ranker or FusionRanker(cancelled=cancel.is_set if cancel is not None else None)
+    ranker = ranker or FusionRanker(cancelled=cancel.is_set if cancel is not None else None, provider=provider)
     candidates = ranker.rank(index, query, request.top_k * CANDIDATE_SLACK) if not query.empty else []
     items, truncated = _pack(index, candidates, request)
     # Rankers that run evidence strategies report them (FusionRanker.last_report); others report none.
@@ -71,6 +75,7 @@ def build_context(index: Index, request: ContextRequest, ranker: Ranker | None =
         "strategies_run": list(report.strategies_run) if report else [],
         "strategies_skipped": [{"strategy": name, "reason": reason}
                                for name, reason in (report.strategies_skipped.items() if report else ())],
+        "language_servers": list(report.language_servers) if report else [],
     }
     if warnings:
         result["warnings"] = warnings
@@ -112,6 +117,7 @@ def _pack(index: Index, candidates: list[Candidate], request: ContextRequest) ->
             "score": round(candidate.score, 6),
             "why": list(candidate.why),
             "strategies": list(candidate.strategies),
+            "sources": list(candidate.sources),
             "content": content,
             "tokens": tokens,
         })

@@ -50,6 +50,8 @@ class FusionReport:
     strategies_run: tuple[str, ...] = ()
     strategies_skipped: dict[str, str] = field(default_factory=dict)
     truncated: bool = False
+    # The language servers the symbol provider asked or skipped (``SymbolProvider.notes``).
+    language_servers: tuple[dict, ...] = ()
 
 
 @dataclass(slots=True)
@@ -91,7 +93,7 @@ class FusionRanker:
                                                             fallback.get(ranked.path))]
             candidates.sort(key=lambda c: (-c.score, index.chunks[c.chunk_id].path,
                                            index.chunks[c.chunk_id].start_line))
-        self.last_report = FusionReport(tuple(run), skipped, ctx.truncated)
+        self.last_report = FusionReport(tuple(run), skipped, ctx.truncated, tuple(ctx.symbols.notes()))
         return candidates[:limit]
 
     def _run_strategies(self, ctx: StrategyContext) -> tuple[list[str], dict[str, str]]:
@@ -216,7 +218,8 @@ def _file_candidates(index: Index, ranked: RankedFile, located: dict[int, list[F
         if ranked.demotion and position == 0:
             why.append(f"demoted: {ranked.demotion}")
         strategies = [name for name in REGISTRY if any(f.strategy == name for f in found)]
-        candidates.append(Candidate(chunk_id, ranked.score * weight / top, why, strategies))
+        sources = sorted({f.source for f in found})
+        candidates.append(Candidate(chunk_id, ranked.score * weight / top, why, strategies, sources))
     return candidates
 
 

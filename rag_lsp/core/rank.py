@@ -41,6 +41,8 @@ class Candidate:
     why: list[str] = field(default_factory=list)
     # The evidence strategies behind the candidate (empty for rankers that have none).
     strategies: list[str] = field(default_factory=list)
+    # What answered that evidence: a language server's name, ``tree-sitter`` patterns, or ``index``.
+    sources: list[str] = field(default_factory=list)
 
 
 class Ranker(Protocol):

@@ -24,9 +24,15 @@ from rag_lsp.core.config import Settings, SettingsError, apply_settings, load_op
 from rag_lsp.core.context import ContextRequest, build_context
 from rag_lsp.core.documents import EditError, OpenDocument, TextEdit
 from rag_lsp.core.index import Index
+from rag_lsp.core.langservers.composite import CompositeSymbolProvider
+from rag_lsp.core.langservers.pool import ServerPool
+from rag_lsp.core.lookup import LOOKUP_DEFINITIONS, lookup_items
 from rag_lsp.core.model import Definition
 from rag_lsp.core.path_kinds import is_test_path
 from rag_lsp.core.rank import Cancelled
+from rag_lsp.core.strategies.base import Budget
+from rag_lsp.core.strategies.provider import PATTERNS, IndexSymbolProvider, NeedsServer
+from rag_lsp.core.strategies.workspace import workspace_tables
 from rag_lsp.core.walk import is_secret_path, load_bytes, name_skip_reason
 
 MAX_WORKSPACE_SYMBOLS = 100
@@ -51,14 +57,23 @@ class _Root:
     index: Index
     settings: Settings
     warnings: list[str] = field(default_factory=list)
+    # The root's language servers (None when the session does not use them).
+    servers: ServerPool | None = None
 
 
 class Session:
     """Roots with their indexes, the open documents, and the client's settings."""
 
     def __init__(self, client_settings: Settings | None = None, cache_root: Path | None = None,
-                 use_cache: bool = True) -> None:
+                 use_cache: bool = True, language_servers: bool = False,
+                 wait_for_servers: float = 0.0) -> None:
+        """``language_servers`` lets real language servers answer symbol questions (the server turns it on;
+        in-process tests leave it off so that no process is started behind their back).
+        ``wait_for_servers`` is how long a question may wait for a server to start: 0 in the editor, where
+        the patterns answer while it starts, longer for one-shot command-line questions."""
         self.client_settings = client_settings or Settings()
+        self.language_servers = language_servers
+        self.wait_for_servers = wait_for_servers
         self.cache_root = cache_root
         self.use_cache = use_cache
         self.roots: dict[Path, _Root] = {}
@@ -76,7 +91,8 @@ class Session:
         settings, warnings = self._root_settings(path, self.client_settings)
         with self._lock:
             if path not in self.roots:
-                self.roots[path] = _Root(self._new_index(path, settings), settings, warnings)
+                self.roots[path] = _Root(self._new_index(path, settings), settings, warnings,
+                                         self._new_servers(path, settings))
         return warnings
 
     def remove_root(self, path: Path) -> None:
@@ -84,6 +100,21 @@ class Session:
             root = self.roots.pop(path.resolve(), None)
         if root:
             root.index.close()
+            if root.servers:
+                root.servers.stop()
+
+    def close(self) -> None:
+        """Stop every language server and close the indexes (the session is not used afterwards)."""
+        with self._lock:
+            roots = list(self.roots.values())
+        for root in roots:
+            if root.servers:
+                root.servers.stop()
+            root.index.close()
+
+    def _new_servers(self, path: Path, settings: Settings) -> ServerPool | None:
+        # Servers start lazily, on the first question that needs one.
+        return ServerPool(path, settings.language_servers) if self.language_servers else None
 
     def _root_settings(self, path: Path, client: Settings) -> tuple[Settings, list[str]]:
         """Client settings overlaid with the root's operator file; an invalid file is reported, not applied."""
@@ -115,9 +146,11 @@ class Session:
             for path, root in list(self.roots.items()):
                 merged, root_warnings = self._root_settings(path, settings)
                 warnings.extend(root_warnings)
+                if root.servers:
+                    root.servers.reconfigure(merged.language_servers)
                 if _index_shape(merged) != _index_shape(root.settings):
                     root.index.close()
-                    self.roots[path] = _Root(self._new_index(path, merged), merged, root_warnings)
+                    self.roots[path] = _Root(self._new_index(path, merged), merged, root_warnings, root.servers)
                     rebuild.append(path)
                 else:
                     root.settings = merged
@@ -337,11 +370,14 @@ class Session:
         if focus is not None and (located := self.locate(focus)):
             roots.sort(key=lambda item: item[1] is not located[0])
         results = []
+        calls_left = self.settings_for().language_server_calls
         for path, root in roots:
             if cancel is not None and cancel.is_set():
                 raise Cancelled("the context request was cancelled")
             with root.index.lock:
-                answer = build_context(root.index, request, cancel=cancel)
+                provider = self._provider(root, calls_left)
+                answer = build_context(root.index, request, cancel=cancel, provider=provider)
+            calls_left -= provider.calls if provider else 0
             for item in answer["items"]:
                 item["root"] = str(path)
             results.append(answer)
@@ -350,6 +386,74 @@ class Session:
         if self.indexing.running:
             merged["indexing"] = self.indexing.to_dict()
         return merged
+
+    def _provider(self, root: _Root, max_calls: int | None = None) -> CompositeSymbolProvider | None:
+        """A symbol provider for one question on one root: its language servers composed with the patterns."""
+        if root.servers is None:
+            return None
+        settings = root.settings
+        # A one-shot question starts its servers cold: their first answers (loading the project) take seconds.
+        timeout = max(settings.language_server_timeout_ms / 1000, self.wait_for_servers)
+        deadline = time.monotonic() + max(Budget().seconds, self.wait_for_servers)
+        return CompositeSymbolProvider(
+            IndexSymbolProvider(root.index, workspace_tables(root.index)), root.servers,
+            lambda rel, root=root: self._text_of(root, rel), timeout=timeout,
+            max_calls=settings.language_server_calls if max_calls is None else max(0, max_calls),
+            deadline=deadline, wait_for_start=self.wait_for_servers,
+            open_paths=lambda root=root: self._open_paths(root))
+
+    def _open_paths(self, root: _Root) -> list[str]:
+        """The root's open buffers as relative paths, in path order."""
+        with self._lock:
+            paths = list(self.documents)
+        return sorted(path.relative_to(root.index.root).as_posix() for path in paths
+                      if root.index.root in path.parents)
+
+    def _text_of(self, root: _Root, rel: str) -> str | None:
+        """An indexed file's current text: the editor's buffer when open, else the disk's (never a secret)."""
+        path = root.index.root / rel
+        document = self.documents.get(path)
+        if document is not None:
+            with document.lock:
+                return document.text
+        if rel not in root.index.files:
+            return None
+        try:
+            return path.read_bytes().decode("utf-8-sig")
+        except (OSError, UnicodeDecodeError):
+            return None
+
+    def lookup(self, symbol: str, what: str, path: Path | None = None) -> dict:
+        """One provider question asked directly: definitions, references, implementations, hover or outline.
+
+        ``symbol`` names a definition (``Ledger.post``); ``documentSymbols``
+        takes ``path`` instead. Each item says which source answered it; an
+        answer that needs a server it cannot have says so in ``unanswered``.
+        """
+        with self._lock:
+            roots = list(self.roots.items())
+        if path is not None and (located := self.locate(path)):
+            roots = [(p, r) for p, r in roots if r is located[0]]
+        items: list[dict] = []
+        notes: list[dict] = []
+        unanswered: list[str] = []
+        for root_path, root in roots:
+            # A lookup follows up to LOOKUP_DEFINITIONS definitions, each worth a question's call budget.
+            calls = root.settings.language_server_calls * LOOKUP_DEFINITIONS
+            provider = self._provider(root, calls) or IndexSymbolProvider(root.index, workspace_tables(root.index))
+            rel = self.locate(path)[1] if what == "documentSymbols" and path else None
+            with root.index.lock:
+                try:
+                    found = lookup_items(provider, what, symbol, rel)
+                except NeedsServer as exc:
+                    found = []
+                    unanswered.append(str(exc))
+            items += [{**item, "root": str(root_path)} for item in found]
+            notes += provider.notes()
+        answer = {"symbol": symbol, "what": what, "items": items, "language_servers": notes}
+        if unanswered and not items:
+            answer["unanswered"] = unanswered[0]
+        return answer
 
     def focus_query(self, path: Path, line: int, character: int) -> str:
         """A question for a cursor: the identifier under it, qualified by the enclosing definition.
@@ -387,6 +491,7 @@ class Session:
                              definitions=len(root.index.symbols))
             stats["settings"] = root.settings.to_dict()
             stats["settings_warnings"] = list(root.warnings)
+            stats["language_servers"] = root.servers.status() if root.servers else []
             described.append(stats)
         return {
             "version": __version__,
@@ -395,6 +500,7 @@ class Session:
             "chunks": sum(r["chunks"] for r in described),
             "open_documents": open_documents,
             "indexing": {**self.indexing.to_dict(), "running": self.indexing.running},
+            "language_servers": [server for root in described for server in root["language_servers"]],
         }
 
     def workspace_symbols(self, query: str) -> list[tuple[Path, Definition]]:
@@ -422,16 +528,24 @@ class Session:
             return root.index.symbols.in_file(rel)
 
     def usage_counts(self, path: Path, name: str, qualname: str) -> dict:
-        """How often a definition's name is used: references (outside its own definition) and test files."""
+        """How often a definition is used: references (outside its own definition), test files, and the source.
+
+        A ready language server counts the references of this very definition
+        (one call, within the usual timeout); otherwise, or when it fails, the
+        patterns count every use of the name.
+        """
         located = self.locate(path)
         if located is None:
-            return {"references": 0, "tests": 0, "found": False}
+            return {"references": 0, "tests": 0, "found": False, "source": PATTERNS}
         root, rel = located
         with root.index.lock:
             definition = next((d for d in root.index.symbols.in_file(rel) if d.qualname == qualname), None)
+            provider = self._provider(root, max_calls=1) if definition else None
+            found = provider.references(definition) if provider else root.index.references
+            source = provider.reference_source(definition) if provider else PATTERNS
             references = 0
             test_files = set()
-            for ref_path, refs in root.index.references.items():
+            for ref_path, refs in found.items():
                 for ref in refs:
                     if ref.name != name:
                         continue
@@ -441,8 +555,7 @@ class Session:
                     if is_test_path(ref_path):
                         test_files.add(ref_path)
         return {"references": references, "tests": len(test_files), "found": definition is not None,
-                "start_line": definition.start_line if definition else None}
-
+                "start_line": definition.start_line if definition else None, "source": source}
 
 def _index_shape(settings: Settings) -> tuple:
     """The settings that change what an index holds."""
@@ -490,7 +603,8 @@ def _merge(results: list[dict], request: ContextRequest) -> dict:
         for entry in result.get("strategies_skipped", ()):
             if entry["strategy"] not in ran:
                 skipped.setdefault(entry["strategy"], entry)
-    merged.update(strategies_run=ran, strategies_skipped=list(skipped.values()))
+    merged.update(strategies_run=ran, strategies_skipped=list(skipped.values()),
+                  language_servers=[note for result in results for note in result.get("language_servers", ())])
     return merged
 
 

@@ -27,6 +27,7 @@ from rag_lsp import __version__
 from rag_lsp.core.config import Settings, SettingsError, apply_settings
 from rag_lsp.core.context import ContextRequest
 from rag_lsp.core.documents import EditError
+from rag_lsp.core.lookup import LOOKUPS
 from rag_lsp.core.session import Session
 from rag_lsp.server import ext
 from rag_lsp.server.completion import register_completion
@@ -38,7 +39,7 @@ from rag_lsp.server.convert import (
     text_edits,
     uri_to_path,
 )
-from rag_lsp.server.params import context_params, field
+from rag_lsp.server.params import context_params, field, lookup_params
 
 log = logging.getLogger("rag_lsp.server")
 
@@ -73,7 +74,7 @@ class RagServer(LanguageServer):
 
     def __init__(self, cache_root: Path | None = None, use_cache: bool = True) -> None:
         super().__init__("rag-lsp", __version__, protocol_cls=_Protocol)
-        self.session = Session(cache_root=cache_root, use_cache=use_cache)
+        self.session = Session(cache_root=cache_root, use_cache=use_cache, language_servers=True)
         self.writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rag-lsp-writer")
         self.indexer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rag-lsp-indexer")
         self.encoding = "utf-16"
@@ -330,6 +331,16 @@ def _register_requests(server: RagServer) -> None:
             raise
         return _with_uris(result, decoded.verbosity)
 
+    @server.feature(ext.LOOKUP)
+    async def lookup(ls: RagServer, params: object) -> dict:
+        decoded = lookup_params(params, LOOKUPS)
+        await ls.after_writes()
+        answer = await asyncio.wrap_future(
+            ls.thread_pool.submit(ls.session.lookup, decoded.symbol, decoded.what, decoded.path))
+        for item in answer["items"]:
+            item["uri"] = path_to_uri(Path(item["root"]) / item["path"])
+        return answer
+
     @server.feature(ext.STATUS)
     async def status(ls: RagServer, params: object = None) -> dict:
         await ls.after_writes()
@@ -377,6 +388,7 @@ def _register_lenses(server: RagServer) -> None:
             title=_lens_title(counts) if counts["found"] else f"{qualname} is no longer defined here",
             command=ext.COMMAND_CONTEXT_FOR_SYMBOL,
             arguments=[{"uri": uri, "qualname": qualname, "name": name}],
+            tooltip=f"references counted by {counts['source']}" if counts["found"] else None,
         )
         return lens
 

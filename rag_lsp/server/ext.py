@@ -7,12 +7,13 @@ fails when this module and the document disagree.
 CONTEXT = "ragLsp/context"
 STATUS = "ragLsp/status"
 COMPLETION_CONTEXT = "ragLsp/completionContext"
+LOOKUP = "ragLsp/lookup"
 
 # Server command ids use the ``ragLsp.server.`` prefix so that they never
 # collide with a client extension's own ``ragLsp.*`` commands.
 COMMAND_CONTEXT_FOR_SYMBOL = "ragLsp.server.contextForSymbol"
 
-CUSTOM_REQUESTS = (CONTEXT, STATUS, COMPLETION_CONTEXT)
+CUSTOM_REQUESTS = (CONTEXT, STATUS, COMPLETION_CONTEXT, LOOKUP)
 COMMANDS = (COMMAND_CONTEXT_FOR_SYMBOL,)
 
 # Definition kinds that get a code lens.

@@ -92,3 +92,26 @@ def context_params(params: object, settings: Settings) -> ContextParams:
         evidence=tuple(evidence),
     )
     return ContextParams(request, focus, verbosity)
+
+
+@dataclass(frozen=True, slots=True)
+class LookupParams:
+    symbol: str
+    what: str
+    path: Path | None
+
+
+def lookup_params(params: object, kinds: tuple[str, ...]) -> LookupParams:
+    """Validated ``ragLsp/lookup`` params: a symbol (or a document for its outline) and what to look up."""
+    what = field(params, "what", "definitions")
+    if what not in kinds:
+        raise JsonRpcInvalidParams(f"'what' must be one of {', '.join(kinds)}, got {what!r}")
+    symbol = field(params, "symbol", "")
+    document = field(params, "textDocument")
+    path = uri_to_path(field(document, "uri")) if document is not None else None
+    if what == "documentSymbols":
+        if path is None:
+            raise JsonRpcInvalidParams("'documentSymbols' needs 'textDocument'")
+    elif not isinstance(symbol, str) or not symbol.strip() or len(symbol) > 500:
+        raise JsonRpcInvalidParams(f"'symbol' must be a non-empty name of at most 500 characters, got {symbol!r}")
+    return LookupParams(symbol.strip() if isinstance(symbol, str) else "", what, path)

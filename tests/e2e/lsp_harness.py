@@ -57,8 +57,9 @@ class Harness:
         def refresh(ls, params):
             self.lens_refreshes += 1
 
-    async def start(self, folders: list[Path], options: dict | None = None) -> types.InitializeResult:
-        env = {**os.environ, "RAG_LSP_CACHE_DIR": str(self.cache)}
+    async def start(self, folders: list[Path], options: dict | None = None,
+                    env: dict[str, str] | None = None) -> types.InitializeResult:
+        env = {**(os.environ if env is None else env), "RAG_LSP_CACHE_DIR": str(self.cache)}
         await self.client.start_io(RAG_LSP, "serve", "--log-file", str(self.log_file), env=env)
         capabilities = types.ClientCapabilities(
             window=types.WindowClientCapabilities(work_done_progress=True),

@@ -56,7 +56,7 @@ def test_every_item_field_is_described():
 def test_every_command_line_option_is_documented():
     parser = build_parser()
     commands = parser._subparsers._group_actions[0].choices  # noqa: SLF001 - argparse has no public API for this.
-    for name in ("context", "index"):
+    for name in ("context", "index", "lookup"):
         for action in commands[name]._actions:  # noqa: SLF001
             for option in action.option_strings:
                 if option.startswith("--") and option != "--help":
@@ -116,7 +116,31 @@ def test_context_params_example_is_accepted():
 def test_status_example_has_the_real_shape(ledger_root):
     from rag_lsp.core.session import Session
 
+    # Language servers are planned (and listed) without being started: they start on first need.
+    session = Session(use_cache=False, language_servers=True)
+    session.add_root(ledger_root)
+    session.index_roots()
+    status = session.status()
+    assert shape(documented("status-result")) == shape(status)
+    assert {server["state"] for server in status["language_servers"]} <= {"idle", "missing"}
+    session.close()
+
+
+def test_lookup_examples_have_the_real_shape(ledger_root):
+    from rag_lsp.core.lookup import LOOKUPS
+    from rag_lsp.core.session import Session
+    from rag_lsp.server.params import lookup_params
+
+    decoded = lookup_params(documented("lookup-params"), LOOKUPS)
+    assert (decoded.symbol, decoded.what) == ("RateLimiter.allow", "references")
     session = Session(use_cache=False)
     session.add_root(ledger_root)
     session.index_roots()
-    assert shape(documented("status-result")) == shape(session.status())
+    answer = session.lookup("convert", "references")
+    # The server adds each item's URI (app._register_requests); the patterns answer without servers.
+    for item in answer["items"]:
+        item["uri"] = "file:///x"
+    answer["language_servers"] = [{"server": "pyright", "languages": [], "state": "ready", "calls": 1,
+                                   "answered": 1, "skipped": None}]
+    assert shape(documented("lookup-result")) == shape(answer)
+    assert {item["source"] for item in answer["items"]} == {"tree-sitter"}

@@ -19,6 +19,7 @@ from rag_lsp.core.strategies import (
     docs_config,
     graph,
     history,
+    implementations,
     lexical,
     modules,
     paths,
@@ -32,8 +33,8 @@ Strategy = Callable[[StrategyContext], list[Finding]]
 
 REGISTRY: dict[str, Strategy] = {
     module.NAME: module.run
-    for module in (stack_trace, build_error, test_to_impl, paths, modules, lexical, symbols, graph, contracts,
-                   docs_config, history, bm25, discovery)
+    for module in (stack_trace, build_error, test_to_impl, paths, modules, lexical, symbols, graph, implementations,
+                   contracts, docs_config, history, bm25, discovery)
 }
 
 __all__ = ["REGISTRY", "Budget", "Finding", "Skipped", "Strategy", "StrategyContext"]

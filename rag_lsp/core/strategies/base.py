@@ -37,7 +37,11 @@ RELIABILITY = {
     "compiler_location": 0.9,
     "named_path": 0.9,
     "raised_message": 0.85,
+    # A definition a language server confirmed counts a little more than one the patterns found.
+    "server_definition": 0.85,
     "definition": 0.8,
+    # Only a language server answers implementations (core/strategies/implementations.py).
+    "implementation": 0.85,
     "naming_convention": 0.75,
     # A module path is worth 0.7 when one segment matched, up to 0.85 for four or more.
     "module_path": 0.7,
@@ -94,7 +98,9 @@ class Finding:
     counted once per file however many strategies or lines repeat it.
     ``chunk_id`` (or ``line``) locates the finding inside the file when known.
     ``in_prose`` marks anchors the prose itself names, whose best place is
-    kept even below the relative cut.
+    kept even below the relative cut. ``source`` says what answered: a
+    language server's name, ``tree-sitter`` for the pattern symbol provider,
+    or ``index`` for rag_lsp's own tables (paths, BM25, parsed evidence).
     """
 
     path: str
@@ -105,6 +111,7 @@ class Finding:
     line: int | None = None
     chunk_id: int | None = None
     in_prose: bool = False
+    source: str = "index"
 
 
 @dataclass(frozen=True, slots=True)

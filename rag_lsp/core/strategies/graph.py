@@ -5,15 +5,22 @@
 each one must change. Only asked-for refactors follow references, because
 for any other question most uses of a name are noise. Every use must
 change, so a widely used name does not make each use count less.
+
+The references come from the symbol provider per definition: a language
+server tells the uses of ``Ledger.post`` apart from those of an unrelated
+``post``; the patterns return every use of the name.
 """
 
 from __future__ import annotations
 
 import re
 
-from rag_lsp.core.strategies.base import RELIABILITY, Finding, Skipped, StrategyContext, last_segment
+from rag_lsp.core.strategies.base import RELIABILITY, Finding, Skipped, StrategyContext
+from rag_lsp.core.strategies.provider import PATTERNS
 
 NAME = "graph"
+# The definitions of one name whose references are followed (each may cost a language server call).
+MAX_DEFINITIONS = 3
 _REFACTOR = re.compile(
     r"\b(renam\w*|refactor\w*|mov(e|ing) `?[\w.:#]+`? (to|into)|replace all|change the signature|call ?sites?"
     r"|callers?|usages?|references to|who calls|all uses)\b",
@@ -28,11 +35,16 @@ def run(ctx: StrategyContext) -> list[Finding]:
         raise Skipped("the refactor names no symbol")
     findings = []
     for name in names:
-        uses = ctx.symbols.uses(last_segment(name))
-        if not uses or not ctx.symbols.definitions(name):
-            continue
-        references = ctx.capped(sorted((r for found in uses.values() for r in found), key=lambda r: (r.path, r.line)))
-        findings.extend(Finding(path=r.path, strategy=NAME, anchor=name, weight=RELIABILITY["reference"], in_prose=True,
-                                reason=f"refers to `{name}` (line {r.line})", line=r.line,
-                                chunk_id=ctx.chunk_at(r.path, r.line)) for r in references)
+        seen: set[tuple[str, int]] = set()
+        for definition in ctx.symbols.definitions(name)[:MAX_DEFINITIONS]:
+            found = ctx.symbols.references(definition)
+            source = ctx.symbols.reference_source(definition)
+            suffix = "" if source == PATTERNS else f" ({source})"
+            references = sorted((r for uses in found.values() for r in uses if (r.path, r.line) not in seen),
+                                key=lambda r: (r.path, r.line))
+            for r in ctx.capped(references):
+                seen.add((r.path, r.line))
+                findings.append(Finding(path=r.path, strategy=NAME, anchor=name, weight=RELIABILITY["reference"],
+                                        in_prose=True, reason=f"refers to `{name}` (line {r.line}){suffix}",
+                                        line=r.line, chunk_id=ctx.chunk_at(r.path, r.line), source=source))
     return findings

@@ -1,10 +1,11 @@
 """Where definitions and uses of a name come from: a provider interface, answered by the tree-sitter index.
 
-Strategies ask "where is ``Ledger.post`` defined" and "which files use
-``post``" through ``SymbolProvider`` and never look at the symbol index
-directly, so a real language server (precise, type-aware) can answer instead
-when one is running, and the tree-sitter index stays the fallback that always
-works.
+Strategies ask "where is ``Ledger.post`` defined", "which files use
+``post``" or "what implements ``Store``" through ``SymbolProvider`` and never
+look at the symbol index directly, so a real language server (precise,
+type-aware) can answer instead when one is running
+(``rag_lsp.core.langservers.composite``), and the tree-sitter index stays the
+fallback that always works.
 """
 
 from __future__ import annotations
@@ -19,6 +20,12 @@ if TYPE_CHECKING:
     from rag_lsp.core.strategies.workspace import WorkspaceTables
 
 _QUALIFIER = re.compile(r"::|\.|#")
+# The source name of everything the tree-sitter patterns answer.
+PATTERNS = "tree-sitter"
+
+
+class NeedsServer(Exception):
+    """The question needs a language server (implementations) and none can answer; the message says why."""
 
 
 class SymbolProvider(Protocol):
@@ -32,6 +39,28 @@ class SymbolProvider(Protocol):
 
     def uses(self, name: str) -> dict[str, list[Reference]]:
         """Uses of a bare name, by file."""
+
+    def references(self, definition: Definition) -> dict[str, list[Reference]]:
+        """Uses of one definition, by file (a type-aware server tells them apart from namesakes)."""
+
+    def implementations(self, definition: Definition) -> list[Definition]:
+        """What implements an interface, class or method; raises NeedsServer when no server can tell."""
+
+    def document_symbols(self, path: str) -> list[Definition]:
+        """A file's outline as the best source sees it (``definitions_in`` is the patterns' cheap one)."""
+
+    def hover(self, definition: Definition) -> tuple[str, str] | None:
+        """Signature, type and documentation text for a definition and the source that gave it, when a source
+        knows more than the definition's code."""
+
+    def source_of(self, definition: Definition) -> str:
+        """Which source answered a definition: a server's name, or ``tree-sitter``."""
+
+    def reference_source(self, definition: Definition) -> str:
+        """Which source answered the references of a definition."""
+
+    def notes(self) -> list[dict]:
+        """The language servers this provider asked or skipped, and why (empty for the patterns alone)."""
 
 
 class IndexSymbolProvider:
@@ -52,3 +81,26 @@ class IndexSymbolProvider:
 
     def uses(self, name: str) -> dict[str, list[Reference]]:
         return self._tables.uses(name)
+
+    def references(self, definition: Definition) -> dict[str, list[Reference]]:
+        return self._tables.uses(definition.name)
+
+    def implementations(self, definition: Definition) -> list[Definition]:
+        # Patterns see names, not types: "implements" by name alone would be a guess.
+        raise NeedsServer("implementations need a language server and none is in use")
+
+    def document_symbols(self, path: str) -> list[Definition]:
+        return self._index.symbols.in_file(path)
+
+    def hover(self, definition: Definition) -> tuple[str, str] | None:
+        # The definition's own text is what the patterns know, and the caller already has it.
+        return None
+
+    def source_of(self, definition: Definition) -> str:
+        return PATTERNS
+
+    def reference_source(self, definition: Definition) -> str:
+        return PATTERNS
+
+    def notes(self) -> list[dict]:
+        return []

@@ -27,6 +27,7 @@ from rag_lsp.core.strategies.base import (
     last_segment,
     specificity,
 )
+from rag_lsp.core.strategies.provider import PATTERNS
 from rag_lsp.core.tokenize import tokenize
 
 NAME = "symbols"
@@ -67,7 +68,7 @@ def run(ctx: StrategyContext) -> list[Finding]:
         if _PLAIN_WORD.match(name):
             factor *= _rarity(ctx, name)
         definitions, fit = _definitions(ctx, name)
-        findings += _defined(ctx, name, definitions, RELIABILITY["definition"] * fit * factor, in_prose,
+        findings += _defined(ctx, name, definitions, fit * factor, in_prose,
                              f"symbol: `{name}` is defined here", MAX_DEFINITION_FILES)
         # Uses matter for the workspace's own names, not for builtins and library names.
         if definitions:
@@ -77,8 +78,9 @@ def run(ctx: StrategyContext) -> list[Finding]:
         if not definitions:
             continue
         in_prose = ctx.message.in_prose(word)
-        reliability = RELIABILITY["word_definition"] * (1.0 if in_prose else CODE_SAMPLE_FACTOR) * _rarity(ctx, word)
-        findings += _defined(ctx, word, definitions, reliability, in_prose, None, MAX_WORD_FILES)
+        factor = (1.0 if in_prose else CODE_SAMPLE_FACTOR) * _rarity(ctx, word)
+        findings += _defined(ctx, word, definitions, factor, in_prose, None, MAX_WORD_FILES,
+                             RELIABILITY["word_definition"] / RELIABILITY["definition"])
     return findings
 
 
@@ -131,16 +133,22 @@ def _fits(definition: Definition, qualifier: str, member: str) -> bool:
     return owner == qualifier or file_stem(definition.path).lower() == qualifier.lower()
 
 
-def _defined(ctx: StrategyContext, anchor: str, definitions: list[Definition], reliability: float, in_prose: bool,
-             reason: str | None, max_files: int) -> list[Finding]:
+def _defined(ctx: StrategyContext, anchor: str, definitions: list[Definition], factor: float, in_prose: bool,
+             reason: str | None, max_files: int, kind_factor: float = 1.0) -> list[Finding]:
+    """Findings for definitions, each weighed by its source: a language server's counts more than a pattern's."""
     files = {d.path for d in definitions}
     if not files or len(files) > max_files:
         return []
-    weight = reliability * specificity(len(files))
-    return [Finding(path=d.path, strategy=NAME, anchor=anchor, weight=weight, in_prose=in_prose,
-                    reason=reason or f"symbol: '{anchor}' names this {d.kind}", line=d.start_line,
-                    chunk_id=ctx.definition_chunk(d))
-            for d in ctx.capped(definitions)]
+    findings = []
+    for d in ctx.capped(definitions):
+        source = ctx.symbols.source_of(d)
+        reliability = RELIABILITY["definition" if source == PATTERNS else "server_definition"] * kind_factor
+        why = reason or f"symbol: '{anchor}' names this {d.kind}"
+        findings.append(Finding(path=d.path, strategy=NAME, anchor=anchor,
+                                weight=reliability * factor * specificity(len(files)), in_prose=in_prose,
+                                reason=why if source == PATTERNS else f"{why} ({source})", line=d.start_line,
+                                chunk_id=ctx.definition_chunk(d), source=source))
+    return findings
 
 
 def _used(ctx: StrategyContext, name: str, factor: float, in_prose: bool) -> list[Finding]:
@@ -152,5 +160,6 @@ def _used(ctx: StrategyContext, name: str, factor: float, in_prose: bool) -> lis
     for path in sorted(uses):
         first = min(uses[path], key=lambda r: r.line)
         findings.append(Finding(path=path, strategy=NAME, anchor=name, weight=weight, in_prose=in_prose,
-                                reason=f"uses `{name}`", line=first.line, chunk_id=ctx.chunk_at(path, first.line)))
+                                reason=f"uses `{name}`", line=first.line, chunk_id=ctx.chunk_at(path, first.line),
+                                source=PATTERNS))
     return findings

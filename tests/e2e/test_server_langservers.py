@@ -1,0 +1,200 @@
+"""Composition end to end: ``rag-lsp serve`` over stdio asking real language servers, and falling back.
+
+The polyglot workspace (tests/fixtures/polyglot) has Python, TypeScript, Go and Rust. pyright and
+typescript-language-server are installed by the test setup; no Go or Rust server is (gopls is absent, and
+the ``rust-analyzer`` that rustup may put on PATH is a shim without the component, which crashes), so one
+question gets answers from two real servers and from the patterns, in one result. The fault tests replace
+the Python server with tests/fixtures/fake_lsp/fake_server.py in a misbehaving mode through the
+``languageServers`` setting: the real server's misbehaviour cannot be provoked on demand.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from langservers_env import alive, copy_polyglot, descendants, langserver_env, require
+from lsp_harness import Harness, run
+
+FAKE_SERVER = Path(__file__).resolve().parents[1] / "fixtures" / "fake_lsp" / "fake_server.py"
+QUESTION = "why does `RateLimiter.allow` let every request through"
+# How long a test waits for a real server to start and load its project (the machine is small and shared).
+READY_SECONDS = 90
+
+
+def _plain(value):
+    """A pygls answer (named tuples for JSON objects) as plain Python data."""
+    if hasattr(value, "_asdict"):
+        return {key: _plain(item) for key, item in value._asdict().items()}
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(item) for item in value]
+    return value
+
+
+async def _ask_until(harness: Harness, method: str, params: dict, done, seconds: float = READY_SECONDS) -> dict:
+    """Ask again until ``done(answer)``: servers start on the first question and answer the later ones."""
+    deadline = time.monotonic() + seconds
+    while True:
+        answer = _plain(await harness.request(method, params, timeout=60))
+        if done(answer) or time.monotonic() > deadline:
+            return answer
+        await asyncio.sleep(0.5)
+
+
+def _answered(answer: dict, *servers: str) -> bool:
+    notes = {note["server"]: note for note in answer["language_servers"]}
+    return all(notes.get(server, {}).get("answered") for server in servers)
+
+
+@pytest.fixture
+def polyglot(tmp_path: Path) -> Path:
+    require("pyright-langserver")
+    require("typescript-language-server")
+    return copy_polyglot(tmp_path / "polyglot")
+
+
+def test_one_question_gets_answers_from_two_real_servers_and_the_patterns(polyglot, tmp_path):
+    async def scenario() -> None:
+        harness = Harness(tmp_path / "cache", tmp_path / "server.log")
+        await harness.start([polyglot], env=langserver_env())
+        await harness.wait_indexed()
+        first = _plain(await harness.request("ragLsp/context", {"query": QUESTION}))
+        # The first question starts the servers and does not wait for them: the patterns answer it.
+        assert all("pyright" not in item["sources"] for item in first["items"])
+        answer = await _ask_until(harness, "ragLsp/context", {"query": QUESTION},
+                                  lambda a: _answered(a, "pyright", "typescript-language-server"))
+        sources = {item["path"]: item["sources"] for item in answer["items"]}
+        assert "pyright" in sources["scripts/limits/rate_limiter.py"]
+        assert "typescript-language-server" in sources["client/src/rateLimiter.ts"]
+        assert "tree-sitter" in sources["service/limiter/limiter.go"]
+        assert "tree-sitter" in sources["crate/src/limiter.rs"]
+        why = {item["path"]: item["why"] for item in answer["items"]}
+        assert any(reason.endswith("(pyright)") for reason in why["scripts/limits/rate_limiter.py"])
+        notes = {note["server"]: note for note in answer["language_servers"]}
+        assert notes["pyright"]["skipped"] is None and notes["pyright"]["calls"] <= 4
+        # Go has no server here: the answer says why it was left to the patterns.
+        assert notes["gopls"]["state"] == "missing" and "gopls" in notes["gopls"]["skipped"]
+
+        status = _plain(await harness.request("ragLsp/status", None))
+        by_server = {server["server"]: server for server in status["language_servers"]}
+        assert by_server["pyright"]["state"] == by_server["typescript-language-server"]["state"] == "ready"
+        assert by_server["pyright"]["pid"] and by_server["typescript-language-server"]["pid"]
+        assert by_server["gopls"]["state"] == "missing"
+        server_pid = harness.client._server.pid  # noqa: SLF001 - pygls keeps the process private.
+        children = descendants(server_pid)
+        assert children, "the language servers run as children of rag-lsp"
+        assert await harness.stop() == 0
+        await asyncio.sleep(0.5)
+        assert not {pid for pid in children if alive(pid)}, "a language server outlived rag-lsp"
+    run(scenario())
+
+
+def test_lookup_answers_from_the_server_and_says_what_it_cannot(polyglot, tmp_path):
+    async def scenario() -> None:
+        harness = Harness(tmp_path / "cache", tmp_path / "server.log")
+        await harness.start([polyglot], env=langserver_env())
+        await harness.wait_indexed()
+        # References of the Python method: exactly its one call, not the uses of every `allow`.
+        references = await _ask_until(
+            harness, "ragLsp/lookup", {"symbol": "RateLimiter.allow", "what": "references"},
+            lambda a: any(item["source"] == "pyright" for item in a["items"]))
+        python = [(i["path"], i["start_line"]) for i in references["items"] if i["source"] == "pyright"]
+        assert python == [("scripts/run_jobs.py", 22)]
+        # TypeScript implementations of the interface come from the server.
+        implementations = await _ask_until(
+            harness, "ragLsp/lookup", {"symbol": "Limiter", "what": "implementations"},
+            lambda a: any(item["source"] == "typescript-language-server" for item in a["items"]))
+        found = {(i["path"], i["qualname"]) for i in implementations["items"]}
+        assert {("client/src/rateLimiter.ts", "FixedWindow"), ("client/src/rateLimiter.ts", "TokenBucket")} <= found
+        # pyright does not answer implementations: the Python ones are not guessed from names.
+        assert not any(i["path"].endswith(".py") for i in implementations["items"])
+        python_only = _plain(await harness.request("ragLsp/lookup", {"symbol": "Firewall", "what": "implementations"}))
+        assert python_only["items"] == []
+        assert python_only["unanswered"] == "pyright does not answer implementations"
+        hover = _plain(await harness.request("ragLsp/lookup", {"symbol": "RateLimiter.allow", "what": "hover"}))
+        texts = {i["path"]: i.get("hover") or "" for i in hover["items"]}
+        assert "key: str" in texts["scripts/limits/rate_limiter.py"]
+        await harness.stop()
+    run(scenario())
+
+
+def test_unsaved_text_reaches_the_server(polyglot, tmp_path):
+    async def scenario() -> None:
+        harness = Harness(tmp_path / "cache", tmp_path / "server.log")
+        await harness.start([polyglot], env=langserver_env())
+        await harness.wait_indexed()
+        jobs = polyglot / "scripts/run_jobs.py"
+        text = jobs.read_text()
+        uri = harness.open(jobs, text + "\n\ndef again(limiter: RateLimiter) -> bool:\n    return limiter.allow('x')\n")
+        added = len(text.splitlines()) + 4
+        references = await _ask_until(
+            harness, "ragLsp/lookup", {"symbol": "RateLimiter.allow", "what": "references"},
+            lambda a: ("scripts/run_jobs.py", added) in {(i["path"], i["start_line"]) for i in a["items"]
+                                                         if i["source"] == "pyright"})
+        found = {(i["path"], i["start_line"]) for i in references["items"] if i["source"] == "pyright"}
+        assert found == {("scripts/run_jobs.py", 22), ("scripts/run_jobs.py", added)}, uri
+        await harness.stop()
+    run(scenario())
+
+
+def _python(servers: list[dict]) -> dict:
+    return next(server for server in servers if server["languages"] == ["python"])
+
+
+def _fake(mode: str) -> dict:
+    return {"languageServers": {"python": {"command": sys.executable, "args": [str(FAKE_SERVER), "--mode", mode]},
+                                "typescript": {"enabled": False}, "javascript": {"enabled": False},
+                                "tsx": {"enabled": False}}}
+
+
+@pytest.mark.parametrize(("mode", "skipped"), [
+    ("hang-requests", "timeout: "),
+    ("crash-on-request", "crashed: "),
+    ("malformed", "malformed: "),
+    ("error", "error: "),
+])
+def test_a_misbehaving_server_yields_the_pattern_answer_within_budget(polyglot, tmp_path, mode, skipped):
+    async def scenario() -> None:
+        harness = Harness(tmp_path / "cache", tmp_path / "server.log")
+        await harness.start([polyglot], options=_fake(mode), env=langserver_env())
+        await harness.wait_indexed()
+        # The first question only starts the fake server; wait until it is ready, then ask.
+        await harness.request("ragLsp/context", {"query": QUESTION})
+        await _ask_until(harness, "ragLsp/status", None,
+                         lambda s: _python(s["language_servers"])["state"] == "ready", seconds=30)
+        started = time.monotonic()
+        answer = _plain(await harness.request("ragLsp/context", {"query": QUESTION}))
+        elapsed = time.monotonic() - started
+        note = _python(answer["language_servers"])
+        assert note["skipped"] and note["skipped"].startswith(skipped), note
+        # The per-call timeout is 1.5 s and a failed server is not asked again in the same question.
+        assert elapsed < 3.0
+        assert any(item["path"] == "scripts/limits/rate_limiter.py" and item["sources"] != ["pyright"]
+                   for item in answer["items"])
+        status = _plain(await harness.request("ragLsp/status", None))
+        assert _python(status["language_servers"])["last_error"]
+        await harness.stop()
+    run(scenario())
+
+
+def test_a_missing_binary_is_reported_and_the_patterns_answer(polyglot, tmp_path):
+    async def scenario() -> None:
+        harness = Harness(tmp_path / "cache", tmp_path / "server.log")
+        options = {"languageServers": {"python": {"command": "no-such-language-server"}}}
+        await harness.start([polyglot], options=options, env=langserver_env())
+        await harness.wait_indexed()
+        answer = _plain(await harness.request("ragLsp/context", {"query": QUESTION}))
+        assert answer["items"][0]["path"].endswith(("rate_limiter.py", "rateLimiter.ts", "limiter.go", "limiter.rs"))
+        notes = [n for n in answer["language_servers"] if n["languages"] == ["python"]]
+        assert notes and "no-such-language-server" in notes[0]["skipped"]
+        status = _plain(await harness.request("ragLsp/status", None))
+        entry = next(s for s in status["language_servers"] if s["languages"] == ["python"])
+        assert entry["state"] == "missing" and "no-such-language-server" in entry["last_error"]
+        await harness.stop()
+    run(scenario())

@@ -1,0 +1,239 @@
+"""Routing between language servers and the patterns, with in-process stand-ins for the clients.
+
+The real clients are tested against real servers (tests/e2e/test_langservers_real.py) and against a fake
+server process for faults (tests/unit/langservers/); here the stand-ins make each routing rule observable:
+which source answers, the call budget, the timeout rule, and the reasons a server is skipped.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import write_tree
+from rag_lsp.core.context import ContextRequest, build_context
+from rag_lsp.core.index import Index
+from rag_lsp.core.langservers.client import Place, ServerCallError
+from rag_lsp.core.langservers.composite import CompositeSymbolProvider, name_position
+from rag_lsp.core.langservers.spec import ServerSpec
+from rag_lsp.core.strategies.provider import PATTERNS, IndexSymbolProvider, NeedsServer
+from rag_lsp.core.strategies.workspace import workspace_tables
+
+FILES = {
+    "app/limits.py": (
+        "class RateLimiter:\n"
+        "    # allow is the hot path\n"
+        "    def allow(self, key):\n"
+        "        return True\n"
+        "\n"
+        "\n"
+        "class Door:\n"
+        "    def allow(self, person):\n"
+        "        return False\n"
+    ),
+    "app/jobs.py": (
+        "from app.limits import RateLimiter\n"
+        "\n"
+        "\n"
+        "def run(limiter: RateLimiter):\n"
+        "    return limiter.allow('k')\n"
+    ),
+    "web/limits.ts": "export class RateLimiter {\n  allow(key: string): boolean {\n    return true;\n  }\n}\n",
+}
+
+
+class StandIn:
+    """Answers like a ready client; ``fail`` makes every call raise that kind of ServerCallError."""
+
+    def __init__(self, name: str, languages: tuple[str, ...], state: str = "ready", fail: str | None = None):
+        self.spec = ServerSpec(name=name, command=f"/usr/bin/{name}", languages=languages)
+        self.state = state
+        self.fail = fail
+        self.calls: list[tuple] = []
+        self.synced: dict[str, str] = {}
+        self.started = 0
+
+    def ensure_started(self) -> None:
+        self.started += 1
+        if self.state == "idle":
+            self.state = "starting"
+
+    def wait_ready(self, timeout: float) -> bool:
+        return self.state == "ready"
+
+    def status(self) -> dict:
+        return {"server": self.spec.name, "state": self.state, "last_error": "boom" if self.fail else None}
+
+    def supports(self, method: str) -> bool:
+        return True
+
+    def sync(self, path: str, text: str, language_id: str) -> None:
+        self.synced[path] = text
+
+    def _answer(self, method: str, *args, timeout: float):
+        self.calls.append((method, *args, timeout))
+        if self.fail:
+            raise ServerCallError(self.fail, f"{method} failed")
+
+    def workspace_symbols(self, query: str, timeout: float) -> list[Place]:
+        self._answer("workspace_symbols", query, timeout=timeout)
+        # Only the first class's method: a server knows the two `allow`s apart.
+        return [Place("app/limits.py", 3, 8, 3, 13, name="allow", kind="method", container="RateLimiter")] \
+            if query == "allow" else []
+
+    def references(self, path: str, line: int, character: int, timeout: float) -> list[Place]:
+        self._answer("references", path, line, character, timeout=timeout)
+        return [Place("app/jobs.py", 5, 19, 5, 24)]
+
+    def implementation(self, path: str, line: int, character: int, timeout: float) -> list[Place]:
+        self._answer("implementation", path, line, character, timeout=timeout)
+        return [Place("app/limits.py", 7, 6, 7, 10, name="Door")]
+
+    def hover(self, path: str, line: int, character: int, timeout: float) -> str | None:
+        self._answer("hover", path, line, character, timeout=timeout)
+        return "(method) def allow(self, key) -> bool"
+
+
+class Pool:
+    def __init__(self, clients: dict[str, object]):
+        self.clients = clients
+
+    def client_for(self, language: str):
+        return self.clients.get(language, f"no server configured for {language}")
+
+
+@pytest.fixture
+def index(tmp_path: Path) -> Index:
+    built = Index(write_tree(tmp_path, FILES), use_cache=False)
+    built.refresh()
+    return built
+
+
+def composite(index: Index, pool: Pool, **options) -> CompositeSymbolProvider:
+    return CompositeSymbolProvider(IndexSymbolProvider(index, workspace_tables(index)), pool,
+                                   lambda rel: (index.root / rel).read_text(), **options)
+
+
+def test_a_ready_server_answers_its_language_and_patterns_answer_the_others(index):
+    python = StandIn("pyright", ("python",))
+    provider = composite(index, Pool({"python": python}))
+    found = provider.definitions("allow")
+    assert [(d.path, d.qualname, provider.source_of(d)) for d in found] == [
+        ("app/limits.py", "RateLimiter.allow", "pyright"),
+        ("web/limits.ts", "RateLimiter.allow", PATTERNS),
+    ]
+    # The server was sent the file's text before it was asked.
+    assert "app/limits.py" in python.synced
+    assert provider.notes() == [{"server": "pyright", "languages": ["python"], "state": "ready", "calls": 1,
+                                 "answered": 1, "skipped": None}]
+
+
+def test_a_server_that_is_starting_is_not_waited_for(index):
+    python = StandIn("pyright", ("python",), state="idle")
+    provider = composite(index, Pool({"python": python}))
+    found = provider.definitions("allow")
+    assert {provider.source_of(d) for d in found} == {PATTERNS}
+    assert len(found) == 3
+    assert python.started == 1 and python.calls == []
+    assert provider.notes()[0]["skipped"] == "starting"
+
+
+@pytest.mark.parametrize("kind", ["timeout", "error", "malformed", "crashed"])
+def test_a_failing_server_is_skipped_for_the_rest_of_the_question(index, kind):
+    python = StandIn("pyright", ("python",), fail=kind)
+    provider = composite(index, Pool({"python": python}))
+    assert {provider.source_of(d) for d in provider.definitions("allow")} == {PATTERNS}
+    assert {provider.source_of(d) for d in provider.definitions("RateLimiter")} == {PATTERNS}
+    assert len(python.calls) == 1
+    assert provider.notes()[0]["skipped"] == f"{kind}: workspace_symbols failed"
+
+
+def test_the_call_budget_caps_server_calls(index):
+    python = StandIn("pyright", ("python",))
+    provider = composite(index, Pool({"python": python}), max_calls=1)
+    provider.definitions("allow")
+    provider.definitions("RateLimiter")
+    assert len(python.calls) == 1
+    assert provider.notes()[0]["skipped"] == "the budget of 1 server calls per retrieval was spent"
+
+
+def test_the_timeout_is_the_smaller_of_the_setting_and_the_time_left(index):
+    python = StandIn("pyright", ("python",))
+    now = [100.0]
+    provider = composite(index, Pool({"python": python}), timeout=1.5, deadline=100.4, clock=lambda: now[0])
+    provider.definitions("allow")
+    assert python.calls[0][-1] == pytest.approx(0.4)
+    now[0] = 100.5
+    provider.definitions("RateLimiter")
+    assert len(python.calls) == 1
+    assert provider.notes()[0]["skipped"] == "the retrieval's time budget was spent"
+
+
+def test_references_come_from_the_server_for_the_definition_it_was_asked_about(index):
+    python = StandIn("pyright", ("python",))
+    provider = composite(index, Pool({"python": python}))
+    definition = next(d for d in provider.definitions("RateLimiter.allow") if d.path == "app/limits.py")
+    assert provider.references(definition) == {"app/jobs.py": [("allow", "app/jobs.py", 5, "reference")]}
+    assert provider.reference_source(definition) == "pyright"
+    # Asked at the name on the `def` line, not on the comment above it that also says "allow".
+    assert python.calls[-1][:4] == ("references", "app/limits.py", 3, 8)
+
+
+def test_references_without_a_server_are_the_uses_of_the_name(index):
+    provider = composite(index, Pool({}))
+    definition = next(d for d in provider.definitions("allow") if d.path == "app/limits.py")
+    assert set(provider.references(definition)) == {"app/jobs.py"}
+    assert provider.reference_source(definition) == PATTERNS
+
+
+def test_implementations_need_a_server_and_say_why_without_one(index):
+    provider = composite(index, Pool({}))
+    definition = provider.definitions("RateLimiter")[0]
+    with pytest.raises(NeedsServer, match="no server configured for python"):
+        provider.implementations(definition)
+    with pytest.raises(NeedsServer, match="none is in use"):
+        IndexSymbolProvider(index, workspace_tables(index)).implementations(definition)
+
+
+def test_implementations_from_a_server_map_onto_indexed_definitions(index):
+    provider = composite(index, Pool({"python": StandIn("pyright", ("python",))}))
+    definition = next(d for d in provider.definitions("RateLimiter") if d.path == "app/limits.py")
+    found = provider.implementations(definition)
+    assert [(d.qualname, d.start_line, d.end_line, provider.source_of(d)) for d in found] == [
+        ("Door", 7, 9, "pyright")]
+
+
+def test_hover_text_names_its_source(index):
+    provider = composite(index, Pool({"python": StandIn("pyright", ("python",))}))
+    definition = next(d for d in provider.definitions("allow") if d.path == "app/limits.py")
+    assert provider.hover(definition) == ("(method) def allow(self, key) -> bool", "pyright")
+    assert composite(index, Pool({})).hover(definition) is None
+
+
+def test_context_items_say_which_source_answered(index):
+    provider = composite(index, Pool({"python": StandIn("pyright", ("python",))}))
+    result = build_context(index, ContextRequest("why does `RateLimiter.allow` deny everything"), provider=provider)
+    method = next(item for item in result["items"] if item["qualname"] == "RateLimiter.allow")
+    assert method["path"] == "app/limits.py"
+    assert "pyright" in method["sources"]
+    assert any(reason.endswith("(pyright)") for reason in method["why"])
+    # The stand-in does not know the class: the patterns' answer stands for it.
+    assert "pyright" not in {item["qualname"]: item["sources"] for item in result["items"]}["RateLimiter"]
+    assert result["language_servers"][0]["server"] == "pyright"
+
+
+def test_the_implementations_strategy_reports_a_missing_server(index):
+    result = build_context(index, ContextRequest("which classes implement `RateLimiter`?"),
+                           provider=composite(index, Pool({})))
+    skipped = {entry["strategy"]: entry["reason"] for entry in result["strategies_skipped"]}
+    assert skipped["implementations"].startswith("implementations need a language server: no server configured")
+
+
+def test_name_position_skips_comments_and_decorators():
+    from rag_lsp.core.model import Definition
+
+    text = "@allow.cache\n# allow it\ndef allow():\n    pass\n"
+    definition = Definition("allow", "allow", "function", "a.py", 1, 4, 0, len(text))
+    assert name_position(text, definition) == (3, 4)
+    assert name_position("x = 1\n", definition) is None
