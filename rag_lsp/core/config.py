@@ -72,11 +72,13 @@ def _camel_case(key: str) -> str:
     return head + "".join(part.title() for part in rest)
 
 
-def apply_settings(base: Settings, raw: object) -> tuple[Settings, list[str]]:
+def apply_settings(base: Settings, raw: object, overlay: bool = False) -> tuple[Settings, list[str]]:
     """``base`` updated with ``raw`` (a mapping), plus warnings; raises SettingsError if invalid.
 
     A client may nest settings under a ``ragLsp`` key (VS Code sends its
-    section that way); both shapes are accepted.
+    section that way); both shapes are accepted. A client's update replaces
+    its ``languageServers`` (so an entry it removes is gone); an ``overlay``
+    (the operator file over the client's settings) merges them key by key.
     """
     if raw is None:
         return base, []
@@ -92,7 +94,7 @@ def apply_settings(base: Settings, raw: object) -> tuple[Settings, list[str]]:
             warnings.append(f"unknown setting '{key}' ignored (known: {', '.join(KNOWN_KEYS)})")
             continue
         changes[name] = _VALIDATORS[name](key, value)
-    if "language_servers" in changes:
+    if overlay and "language_servers" in changes:
         # A stronger source overrides a server setting key by key, so an operator file that only disables
         # a server keeps the command the editor configured.
         merged = {language: dict(server) for language, server in base.language_servers.items()}

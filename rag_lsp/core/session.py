@@ -119,7 +119,7 @@ class Session:
     def _root_settings(self, path: Path, client: Settings) -> tuple[Settings, list[str]]:
         """Client settings overlaid with the root's operator file; an invalid file is reported, not applied."""
         try:
-            return apply_settings(client, load_operator_file(path))
+            return apply_settings(client, load_operator_file(path), overlay=True)
         except SettingsError as exc:
             return client, [str(exc)]
 

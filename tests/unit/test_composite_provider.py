@@ -53,6 +53,7 @@ class StandIn:
         self.calls: list[tuple] = []
         self.synced: dict[str, str] = {}
         self.started = 0
+        self.warming = False
 
     def ensure_started(self) -> None:
         self.started += 1
@@ -67,6 +68,9 @@ class StandIn:
 
     def supports(self, method: str) -> bool:
         return True
+
+    def has_documents(self) -> bool:
+        return bool(self.synced)
 
     def sync(self, path: str, text: str, language_id: str) -> None:
         self.synced[path] = text
@@ -137,6 +141,14 @@ def test_a_server_that_is_starting_is_not_waited_for(index):
     assert len(found) == 3
     assert python.started == 1 and python.calls == []
     assert provider.notes()[0]["skipped"] == "starting"
+
+
+def test_a_server_loading_its_project_is_not_asked(index):
+    python = StandIn("pyright", ("python",))
+    python.warming = True
+    provider = composite(index, Pool({"python": python}))
+    assert {provider.source_of(d) for d in provider.definitions("allow")} == {PATTERNS}
+    assert python.calls == [] and provider.notes()[0]["skipped"] == "loading its project"
 
 
 @pytest.mark.parametrize("kind", ["timeout", "error", "malformed", "crashed"])

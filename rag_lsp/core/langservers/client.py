@@ -61,6 +61,11 @@ ENCODINGS = ("utf-16", "utf-8", "utf-32")
 # characters beyond the BMP (emoji).
 OFFERED_ENCODINGS = ["utf-16", "utf-8"]
 HUNG_AFTER_TIMEOUTS = 3
+# ... and the server said nothing at all for this long (a late answer to a timed-out request counts).
+HUNG_SILENCE = 10.0
+# After initialize, one query with this long a timeout lets a server load its project before questions come.
+WARM_UP_SECONDS = 60.0
+WARM_UP_PAUSE = 0.5
 STOP_GRACE = 1.0
 # Files larger than this are not read from disk to convert result positions;
 # their characters stay in the server's encoding.
@@ -236,6 +241,7 @@ class LanguageServerClient:
         backoff_base: float = 1.0,
         max_crashes: int = 3,
         crash_window: float = 300.0,
+        hung_silence: float = HUNG_SILENCE,
         clock: Callable[[], float] = time.monotonic,
     ):
         self.spec = spec
@@ -245,6 +251,7 @@ class LanguageServerClient:
         self._backoff_base = backoff_base
         self._max_crashes = max_crashes
         self._crash_window = crash_window
+        self._hung_silence = hung_silence
         self._clock = clock
         self._lock = threading.RLock()
         self._changed = threading.Condition(self._lock)
@@ -262,6 +269,8 @@ class LanguageServerClient:
         self._next_start = 0.0
         self._restarts = 0
         self._last_error: str | None = None
+        # True while the warm-up query runs: the server is loading its project and would answer slowly.
+        self.warming = False
 
     @property
     def state(self) -> str:
@@ -333,6 +342,11 @@ class LanguageServerClient:
                 "restarts": self._restarts,
                 "last_error": self._last_error,
             }
+
+    def has_documents(self) -> bool:
+        """Whether any document is open in the server (tsserver knows only the projects of open files)."""
+        with self._lock:
+            return bool(self._documents)
 
     def supports(self, method: str) -> bool:
         """Whether the server announced ``method`` (an options object ``{}`` counts as yes)."""
@@ -561,6 +575,29 @@ class LanguageServerClient:
             self._state = "ready"
             self._changed.notify_all()
         log.debug("%s: ready (version %s, %s positions)", self.spec.name, self._version, self._encoding)
+        self._warm_up(conn)
+
+    def _warm_up(self, conn: Connection) -> None:
+        """Ask workspace-symbol queries until one has answers, ignoring them: the server loads its project now,
+        not during the first question.
+
+        pyright answers ``[]`` at once until it has taken in its configuration (a second or two after
+        ``initialize``), then takes seconds to answer its first real query on a large tree, well over the
+        per-call timeout; afterwards a query takes ~0.2 s. "e" matches some symbol in any project.
+        """
+        if not self.spec.warm_up or not self._capabilities.get("workspaceSymbolProvider"):
+            return
+        self.warming = True
+        deadline = time.monotonic() + WARM_UP_SECONDS
+        try:
+            while (left := deadline - time.monotonic()) > 0:
+                if conn.request("workspace/symbol", {"query": "e"}, left):
+                    return
+                time.sleep(WARM_UP_PAUSE)
+        except (RequestTimeout, ResponseError, ConnectionLost) as exc:
+            log.debug("%s: warm-up query: %s", self.spec.name, exc)
+        finally:
+            self.warming = False
 
     def _initialize_params(self) -> dict:
         folder = {"uri": self.root.as_uri(), "name": self.root.name or str(self.root)}
@@ -613,9 +650,14 @@ class LanguageServerClient:
             if generation != self._generation:
                 return
             self._timeouts += 1
-            hung = self._timeouts >= HUNG_AFTER_TIMEOUTS
+            conn = self._conn
+            # A server loading a large project answers late but still answers; only one that has also been
+            # silent for a while is hung.
+            silent = conn is None or time.monotonic() - conn.last_heard >= self._hung_silence
+            hung = self._timeouts >= HUNG_AFTER_TIMEOUTS and silent
         if hung:
-            self._crashed(generation, f"hung: {HUNG_AFTER_TIMEOUTS} requests in a row got no answer")
+            self._crashed(generation, f"hung: {self._timeouts} requests in a row got no answer and the server "
+                                      f"said nothing for {self._hung_silence:g} s")
 
     def _cannot_execute(self, generation: int, error: str) -> None:
         """A command that cannot run will not run on retry either: down at once."""

@@ -216,6 +216,8 @@ class CompositeSymbolProvider:
             note.state = client.state
         if client.state != "ready":
             reason = _state_reason(client)
+        elif client.warming:
+            reason = "loading its project"
         elif self.calls >= self._max_calls:
             reason = f"the budget of {self._max_calls} server calls per retrieval was spent"
         elif self._seconds_left() < MIN_CALL_SECONDS:
@@ -293,9 +295,10 @@ class CompositeSymbolProvider:
         bare = _QUALIFIER.split(name)[-1]
         key = ("symbols", client.spec.name, bare)
         if key not in self._cache:
-            # A server answers for the projects of the files it has open (tsserver opens none by itself).
-            self._cache[key] = self._call(client, client.workspace_symbols, bare) \
-                if self._sync(client, found[0].path) else None
+            # tsserver answers for the projects of the files it has open and opens none by itself, so one is
+            # opened when none is. Not more: pyright re-checks a file on every didOpen before it answers.
+            ready = client.has_documents() or self._sync(client, found[0].path)
+            self._cache[key] = self._call(client, client.workspace_symbols, bare) if ready else None
         places = self._cache[key]
         if not places:
             return None

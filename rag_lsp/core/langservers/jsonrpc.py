@@ -19,6 +19,7 @@ import json
 import logging
 import queue
 import threading
+import time
 from collections.abc import Callable
 from typing import Any, BinaryIO
 
@@ -157,6 +158,8 @@ class Connection:
         self._closed: str | None = None
         self._outbox: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
         self._stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
+        # When the server last said anything (an answer, even a late one, a request, a notification).
+        self.last_heard = time.monotonic()
         self._threads = [
             threading.Thread(target=self._read_loop, name=f"lsp-read-{name}", daemon=True),
             threading.Thread(target=self._write_loop, name=f"lsp-write-{name}", daemon=True),
@@ -254,6 +257,7 @@ class Connection:
                     if message is None:
                         reason = "the server closed its output"
                         break
+                    self.last_heard = time.monotonic()
                     self._dispatch(message)
             except FramingError as exc:
                 reason = f"unparseable output from the server: {exc}"

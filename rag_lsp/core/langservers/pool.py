@@ -77,7 +77,13 @@ class ServerPool:
                 entries.append(client.status() if client else _status(entry.name, entry.command, entry.languages))
             else:
                 server, state = (entry.server, entry.state) if isinstance(entry, Unserved) else ("", "missing")
-                entries.append(_status(server, None, (language,), state=state, last_error=str(entry)))
+                # A missing server of several languages (typescript-language-server) is one entry, as it
+                # would be one process.
+                same = next((e for e in entries if server and e["server"] == server and e["state"] == state), None)
+                if same is not None:
+                    same["languages"].append(language)
+                else:
+                    entries.append(_status(server, None, (language,), state=state, last_error=str(entry)))
         return sorted(entries, key=lambda e: e["languages"][0])
 
     def reconfigure(self, overrides: dict[str, dict]) -> None:

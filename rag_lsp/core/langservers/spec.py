@@ -30,6 +30,8 @@ class ServerSpec:
     args: tuple[str, ...] = ()
     initialization_options: object = None
     languages: tuple[str, ...] = ()
+    # Ask one workspace-symbol query right after initialize, so the project loads before the first question.
+    warm_up: bool = False
 
 
 class Unserved(str):
@@ -56,6 +58,7 @@ class _Candidate:
     command: str
     args: tuple[str, ...]
     initialization_options: object
+    warm_up: bool
 
 
 @cache
@@ -68,6 +71,7 @@ def _defaults() -> tuple[dict[str, _Candidate], dict[str, tuple[_Candidate, ...]
             command=entry["command"],
             args=tuple(entry.get("args", ())),
             initialization_options=entry.get("initialization_options"),
+            warm_up=bool(entry.get("warm_up", False)),
         )
         for name, entry in raw.get("servers", {}).items()
     }
@@ -121,7 +125,7 @@ def _configured(language: str, override: dict) -> ServerSpec | Unserved:
     options = override.get("initialization_options")
     if options is None and known is not None:
         options = known.initialization_options
-    return ServerSpec(basename, resolved, tuple(args), options, (language,))
+    return ServerSpec(basename, resolved, tuple(args), options, (language,), known.warm_up if known else False)
 
 
 def _from_defaults(language: str, override: dict) -> ServerSpec | Unserved:
@@ -141,6 +145,7 @@ def _from_defaults(language: str, override: dict) -> ServerSpec | Unserved:
             tuple(candidate.args if args is None else args),
             candidate.initialization_options if options is None else options,
             (language,),
+            candidate.warm_up,
         )
     tried = ", ".join(c.command for c in candidates)
     names = " or ".join(c.name for c in candidates)

@@ -113,13 +113,21 @@ def test_a_request_that_gets_no_answer_times_out_and_is_cancelled(make_client):
 
 
 def test_three_timeouts_in_a_row_mean_a_hung_server(make_client):
-    client = ready(make_client("hang-requests"), 5.0)
+    client = ready(make_client("hang-requests", hung_silence=0.3), 5.0)
     pid = client.status()["pid"]
     for _ in range(3):
         assert call_error(lambda: client.hover("a.py", 1, 0, 0.2)).kind == "timeout"
     assert client.state == "restarting"
     assert "hung" in client.status()["last_error"]
     assert wait_until(lambda: not process_alive(pid))
+
+
+def test_a_server_that_answers_late_is_busy_not_hung(make_client):
+    # hang-requests still answers fake/log: a server that says anything within the silence is not hung.
+    client = ready(make_client("hang-requests", hung_silence=30.0), 5.0)
+    for _ in range(4):
+        assert call_error(lambda: client.hover("a.py", 1, 0, 0.2)).kind == "timeout"
+    assert client.state == "ready"
 
 
 def test_an_answer_resets_the_timeout_count(make_client):
@@ -237,7 +245,7 @@ def test_crashes_older_than_the_window_are_forgotten(make_client):
 
 
 def test_a_restarted_server_is_usable_again(make_client, tmp_path):
-    client = ready(make_client("hang-requests", backoff_base=0.01))
+    client = ready(make_client("hang-requests", backoff_base=0.01, hung_silence=0.1))
     first_pid = client.status()["pid"]
     for _ in range(3):
         call_error(lambda: client.hover("a.py", 1, 0, 0.2))
