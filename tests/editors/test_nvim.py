@@ -236,8 +236,23 @@ def test_checkhealth_reports_binary_version_client_and_index(nvim, workspace, tm
     assert "OK indexing: 8/8 files, done" in text
     assert re.search(r"OK root .*: 8 files · \d+ chunks · \d+ definitions · 0 parse errors", text), text
     assert "settings: budgetTokens 1500" in text
-    assert "language servers ~\n- not provided by this server version" in text
-    assert "ERROR" not in text and "WARNING" not in text, text
+    # Language servers: one line each, OK when ready or idle, WARNING when missing for a language the root has
+    # files of (the workspace has Python, TypeScript, Go and Markdown), plain information otherwise.
+    before, servers = text.split("rag_lsp: language servers ~\n")
+    assert "ERROR" not in text and "WARNING" not in before, text
+    assert re.search(r"^- ✅ OK pyright \(python\): (idle — starts on first need|starting|ready)\b.* · /\S+/pyright-langserver$",
+                     servers, re.M), servers
+    entries = re.findall(r"^- (?:✅ OK |⚠️ WARNING |❌ ERROR )?(\S+) \(([a-z, ]+)\): (\w+)", servers, re.M)
+    assert len(entries) >= 5, servers  # python, javascript, typescript, tsx, go, c, cpp, rust (some shared)
+    indexed = {"python", "typescript", "go", "markdown"}
+    for server, languages, state in entries:
+        line = next(line for line in servers.splitlines() if f" {server} ({languages}): {state}" in line)
+        if state in ("ready", "idle", "starting"):
+            assert "✅ OK" in line, line
+        elif state in ("missing", "disabled") and indexed & set(languages.split(", ")):
+            assert "⚠️ WARNING" in line and " — " in line, line
+        elif state in ("missing", "disabled"):
+            assert line.startswith(f"- {server} ("), line
 
 
 def test_checkhealth_reports_a_missing_server(nvim, workspace, tmp_path):
@@ -248,13 +263,21 @@ def test_checkhealth_reports_a_missing_server(nvim, workspace, tmp_path):
 
 
 def test_rag_status_float_and_echo(nvim, workspace, tmp_path):
-    values = run_scenario(nvim, "test_status.lua", tmp_path, workspace)
+    values = run_scenario(nvim, "test_status.lua", tmp_path, workspace, timeout=90)
     lines = values["float_lines"]
     assert re.fullmatch(r"rag-lsp \S+ · 8 files · \d+ chunks · 1 open document", lines[0]), lines
     assert lines[1] == "indexing: 8/8 files, done"
     assert lines[2] == f"root {workspace}"
     assert any(line.startswith("  languages: python 4") for line in lines), lines
-    assert lines[-1] == "language servers: not provided by this server version"
+    # The root's language servers, one line each; the lookup before made the Python one ready.
+    servers = lines[lines.index("  language servers:") + 1:]
+    assert servers and all(re.match(r"    \S+ \([a-z, ]+\): \w+", line) for line in servers), lines
+    python = values["python_server"]
+    assert python["state"] == "ready", python
+    expected = f"    {python['server']} (python): ready"
+    assert any(line == expected or line.startswith(expected + ", ") for line in servers), servers
+    assert any(" — no go language server on PATH" in line or line.startswith("    gopls (go): ")
+               for line in servers), servers
     assert values["float_border"] is True
     assert "indexing: 8/8 files, done" in values["messages"]
 
@@ -264,6 +287,41 @@ def test_vim_lsp_enable_without_setup(nvim, workspace, tmp_path):
     assert values["root_dir"] == str(workspace)
     assert [lens["line"] for lens in values["lenses"]] == [3, 4]  # class CartClient, checkout
     assert values["commands"] is True
+
+
+def test_language_servers_render_as_one_line_each(nvim, tmp_path):
+    values = run_scenario(nvim, "test_render.lua", tmp_path, None)
+    assert values["lines"] == [
+        "pyright (python): ready, 1.1.414",
+        "gopls (go): missing — no go language server on PATH (tried gopls)",
+        "rust-analyzer (rust): down, 3 restarts — rust-analyzer exited with code 1: error: no sysroot",
+        "typescript-language-server (javascript, typescript, tsx): idle — starts on first need",
+        "clangd (c, cpp): restarting, 1 restart — clangd exited with signal 11",
+        "gopls (go): disabled — disabled by settings",
+        "no server (java): missing — no server configured for java",
+        "pyright (python): starting",
+        "pyright (python): ready, 1 restart",
+    ]
+    levels = [h["level"] for h in values["health"]]
+    assert levels == ["ok", "warn", "error", "ok", "warn", "warn", "info", "ok", "ok"]
+    health = values["health"]
+    assert "languageServers = { go = { command" in health[1]["advice"]
+    assert "enabled = false" in health[5]["advice"] and "rag-lsp log" in health[2]["advice"]
+    assert values["health_no_files"] == "info"
+    lines = values["status_lines"]
+    assert lines[2:] == [
+        "root /w",
+        "  6 files · 13 chunks · 12 definitions · 0 parse errors",
+        "  languages: python 3, rust 2, c 1, go 1",
+        "  cache: off",
+        "  language servers:",
+        "    pyright (python): ready, 1.1.414",
+        "    gopls (go): missing — no go language server on PATH (tried gopls)",
+    ]
+    assert values["top_level"] == [line.strip() for line in lines[-2:]]
+    assert values["status_none"][-1] == "  language servers: none (the tree-sitter patterns answer for every language)"
+    assert values["status_old"][-1] == "language servers: this rag-lsp reports no language servers"
+    assert values["old_server"] is True
 
 
 def test_help_file_tags_and_links(nvim, tmp_path):

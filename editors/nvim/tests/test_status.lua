@@ -17,6 +17,21 @@ T.run(function()
   local client = T.attached(buf)
   T.indexed(client)
 
+  -- A lookup needs the Python language server (pyright, a test extra): it starts, and the status shows it.
+  local err = T.request(client, 'ragLsp/lookup', { symbol = 'Ledger.post', what = 'hover',
+    textDocument = { uri = vim.uri_from_bufnr(buf) } }, buf)
+  T.expect(not err, 'ragLsp/lookup failed', err)
+  local pyright = T.wait('the Python language server to be ready', function()
+    local status_err, status = T.request(client, 'ragLsp/status', vim.empty_dict())
+    T.expect(not status_err, 'ragLsp/status failed', status_err)
+    for _, entry in ipairs(status.language_servers or {}) do
+      if vim.tbl_contains(entry.languages or {}, 'python') and entry.state ~= 'starting' and entry.state ~= 'idle' then
+        return entry
+      end
+    end
+  end, 30000)
+  T.set('python_server', pyright)
+
   vim.cmd('RagStatus')
   local win = T.wait('the status float', function()
     return floats()[1]
@@ -32,4 +47,4 @@ T.run(function()
     local messages = vim.fn.execute('messages')
     return messages:find('indexing:', 1, true) and messages
   end), '\n'))
-end)
+end, 60000)

@@ -448,6 +448,9 @@ async function main() {
     need(statusText.includes(workspace), `the status page does not name the workspace:\n${statusText}`);
     need(/languages: .*python/.test(statusText) && /typescript/.test(statusText) && /go \d/.test(statusText),
       `the status page lacks the fixture's languages:\n${statusText}`);
+    // Each planned language server, one line with its state (pyright is a test extra; gopls may be missing).
+    need(/\n- language servers:\n(  - .+\n)*  - \S+ \(python\): (idle|starting|ready|restarting|down|missing)\b/.test(statusText),
+      `the status page does not list the Python language server:\n${statusText}`);
     log(`status page: ${statusText.split("\n").filter((l) => l.startsWith("- ")).slice(0, 2).join(" | ")}`);
     await page.screenshot({ path: path.join(args.artifacts, "vscode-status.png") });
 

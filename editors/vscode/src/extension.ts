@@ -243,9 +243,10 @@ class RagServer {
       return undefined;
     }
     const serverOptions: ServerOptions = { command: spec.command, args: spec.args };
+    const initial = serverSettings((key) => config.get(key));
     const clientOptions: LanguageClientOptions = {
       documentSelector: [{ scheme: "file" }],
-      initializationOptions: serverSettings((key) => config.get(key)),
+      initializationOptions: initial,
       outputChannel: this.output,
       middleware: {
         provideCodeLenses: async (document, token, next) => (await next(document, token))?.map(rerouteLens),
@@ -326,8 +327,8 @@ class RagServer {
       return;
     }
     const config = vscode.workspace.getConfiguration(SECTION);
-    const settings = { [SECTION]: serverSettings((key) => config.get(key)) };
-    void this.client.sendNotification(DidChangeConfigurationNotification.type, { settings });
+    const sent = serverSettings((key) => config.get(key));
+    void this.client.sendNotification(DidChangeConfigurationNotification.type, { settings: { [SECTION]: sent } });
     this.scheduleStatus(500);
   }
 

@@ -14,6 +14,8 @@ function contextResult(overrides = {}) {
         language: "python",
         score: 2.0,
         why: ["bm25 3.36: matches ledger, post", "symbol: `Ledger.post` is defined here"],
+        strategies: ["symbols", "bm25"],
+        sources: ["index", "pyright"],
         content: "    def post(self, entry):\n        account = self.accounts[entry.currency]",
         tokens: 52,
         uri: "file:///home/me/shop/shop/ledger.py",
@@ -46,6 +48,17 @@ function contextResult(overrides = {}) {
   };
 }
 
+const LANGUAGE_SERVERS = [
+  { server: "pyright", command: "/home/me/.venv/bin/pyright-langserver", languages: ["python"], state: "ready",
+    version: "1.1.414", pid: 4242, restarts: 0, last_error: null },
+  { server: "gopls", command: null, languages: ["go"], state: "missing", version: null, pid: null, restarts: 0,
+    last_error: "no go language server on PATH (tried gopls)" },
+  { server: "rust-analyzer", command: "/home/me/.cargo/bin/rust-analyzer", languages: ["rust"], state: "down",
+    version: null, pid: null, restarts: 3, last_error: "rust-analyzer exited with code 1:\nerror: no sysroot" },
+  { server: "typescript-language-server", command: "/usr/bin/typescript-language-server",
+    languages: ["javascript", "typescript", "tsx"], state: "idle", version: null, pid: null, restarts: 0, last_error: null },
+];
+
 function statusResult(overrides = {}) {
   return {
     version: "0.1.0",
@@ -62,12 +75,14 @@ function statusResult(overrides = {}) {
         warnings: [],
         settings: { budgetTokens: 4000, topK: 10 },
         settings_warnings: [],
+        language_servers: LANGUAGE_SERVERS,
       },
     ],
     files: 6,
     chunks: 13,
     open_documents: 1,
     indexing: { done: 6, total: 6, running: false },
+    language_servers: LANGUAGE_SERVERS,
     ...overrides,
   };
 }

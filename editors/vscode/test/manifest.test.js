@@ -2,6 +2,8 @@
 // The extension's manifest: command ids, settings and their descriptions.
 const test = require("node:test");
 const assert = require("node:assert/strict");
+const fs = require("node:fs");
+const path = require("node:path");
 const manifest = require("../package.json");
 const settings = require("../out/pure/settings.js");
 
@@ -29,8 +31,35 @@ test("every setting has a description, and every server setting is contributed",
   for (const [key, value] of Object.entries(properties)) {
     assert.ok((value.markdownDescription || value.description || "").length > 20, `${key} needs a description`);
   }
-  for (const key of [...settings.SERVER_SETTING_KEYS, ...settings.LAUNCH_SETTING_KEYS, "languageServers"]) {
+  for (const key of [...settings.SERVER_SETTING_KEYS, ...settings.LAUNCH_SETTING_KEYS]) {
     assert.ok(`ragLsp.${key}` in properties, `ragLsp.${key} is not contributed`);
+  }
+});
+
+test("server settings' defaults in the manifest are the ones sent when unset", () => {
+  const sent = settings.serverSettings(() => undefined);
+  for (const key of settings.SERVER_SETTING_KEYS) {
+    assert.deepEqual(properties[`ragLsp.${key}`].default, sent[key], key);
+  }
+  assert.deepEqual([properties["ragLsp.languageServerTimeoutMs"].minimum, properties["ragLsp.languageServerTimeoutMs"].maximum], [1, 60000]);
+  assert.deepEqual([properties["ragLsp.languageServerCalls"].minimum, properties["ragLsp.languageServerCalls"].maximum], [1, 50]);
+});
+
+test("languageServers is keyed by the server's language names, each {command, args, initializationOptions, enabled}", () => {
+  const schema = properties["ragLsp.languageServers"];
+  const toml = fs.readFileSync(path.resolve(__dirname, "../../../rag_lsp/data/languages.toml"), "utf8");
+  const languages = [...toml.matchAll(/^\[([a-z_]+)\]/gm)].map((m) => m[1]);
+  assert.ok(languages.includes("python") && languages.includes("go"));
+  assert.deepEqual(schema.propertyNames.enum, languages);
+  const server = schema.additionalProperties;
+  assert.deepEqual(Object.keys(server.properties), ["command", "args", "initializationOptions", "enabled"]);
+  assert.equal(server.additionalProperties, false);
+  assert.deepEqual(server.properties.command.type, ["string", "null"]);
+  assert.equal(server.properties.enabled.type, "boolean");
+  assert.ok(schema.markdownDescription.includes('`{"python": {"command": "jedi-language-server"}, "go": {"enabled": false}}`'));
+  assert.ok(!/reserved/i.test(schema.markdownDescription));
+  for (const binary of ["pyright-langserver", "basedpyright-langserver", "jedi-language-server", "typescript-language-server", "gopls", "clangd", "rust-analyzer"]) {
+    assert.ok(schema.markdownDescription.includes(binary), binary);
   }
 });
 

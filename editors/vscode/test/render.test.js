@@ -12,7 +12,9 @@ test("the context document lists each place with its location, name, reasons and
   assert.equal(places.length, 2);
   assert.equal(lines[places[0].line], "## 1. shop/ledger.py:11-14 · Ledger.post (method)");
   assert.equal(lines[places[1].line], "## 2. shop/ledger.py:1 · code");
-  assert.ok(text.includes("- bm25 3.36: matches ledger, post\n- symbol: `Ledger.post` is defined here\n"));
+  assert.ok(text.includes("- bm25 3.36: matches ledger, post\n- symbol: `Ledger.post` is defined here\n- answered by: index, pyright\n"));
+  // An item without sources (an older server) shows only its reasons.
+  assert.ok(text.includes("- bm25 1.73: matches ledger\n\n```python"));
   assert.ok(text.includes("```python\n    def post(self, entry):\n        account = self.accounts[entry.currency]\n```\n"));
 });
 
@@ -68,6 +70,8 @@ test("the status bar shows starting, indexing progress, the file count, and a st
   assert.equal(ready.text, "$(database) RAG: 6 files");
   assert.match(ready.tooltip, /rag_lsp 0\.1\.0: 6 files, 13 chunks in 1 folder/);
   assert.match(ready.tooltip, /\/home\/me\/shop: 6 files \(python 3, typescript 2, markdown 1\)/);
+  assert.match(ready.tooltip, /\nlanguage servers: pyright ready, gopls missing, rust-analyzer down, typescript-language-server idle\n/);
+  assert.ok(!render.statusBarText({ kind: "ready", status: statusResult({ language_servers: [] }) }).tooltip.includes("language servers"));
   const stopped = render.statusBarText({ kind: "stopped", reason: "not found" });
   assert.equal(stopped.text, "$(error) RAG: stopped");
   assert.equal(stopped.tooltip, "rag_lsp: not found");
@@ -80,6 +84,42 @@ test("the status page names each root's files, languages, skips, cache and setti
   assert.match(text, /## \/home\/me\/shop\n\n- 6 files, 13 chunks, 12 definitions\n- languages: markdown 1, python 3, typescript 2\n- skipped: secret 1\n/);
   assert.match(text, /- cache: `\/home\/me\/\.cache\/rag-lsp\/shop\/index\.sqlite`/);
   assert.match(text, /Indexing: done \(6 of 6 files in the last run\)\./);
+  assert.ok(text.includes(
+    "- language servers:\n" +
+      "  - pyright (python): ready, 1.1.414\n" +
+      "  - gopls (go): missing — no go language server on PATH (tried gopls)\n" +
+      "  - rust-analyzer (rust): down, 3 restarts — rust-analyzer exited with code 1: error: no sysroot\n" +
+      "  - typescript-language-server (javascript, typescript, tsx): idle — starts on first need\n",
+  ), text);
+});
+
+test("each language server state reads as one line", () => {
+  const entry = (fields) => ({ server: "pyright", command: null, languages: ["python"], state: "ready", version: null,
+    pid: null, restarts: 0, last_error: null, ...fields });
+  assert.equal(render.languageServerLine(entry({ version: "1.1.414" })), "pyright (python): ready, 1.1.414");
+  assert.equal(render.languageServerLine(entry({ state: "starting" })), "pyright (python): starting");
+  assert.equal(render.languageServerLine(entry({ state: "ready", restarts: 1, last_error: "crashed" })), "pyright (python): ready, 1 restart");
+  assert.equal(render.languageServerLine(entry({ state: "restarting", restarts: 2, last_error: "exited with code 1" })),
+    "pyright (python): restarting, 2 restarts — exited with code 1");
+  assert.equal(render.languageServerLine(entry({ state: "disabled", server: "gopls", languages: ["go"], last_error: "disabled by settings" })),
+    "gopls (go): disabled — disabled by settings");
+  assert.equal(render.languageServerLine(entry({ state: "missing", server: "pyright or basedpyright or jedi-language-server",
+    last_error: "no python language server on PATH (tried pyright-langserver, basedpyright-langserver, jedi-language-server)" })),
+    "pyright or basedpyright or jedi-language-server (python): missing — no python language server on PATH " +
+      "(tried pyright-langserver, basedpyright-langserver, jedi-language-server)");
+  assert.equal(render.languageServerLine(entry({ state: "missing", server: "", languages: ["java"], last_error: "no server configured for java" })),
+    "no server (java): missing — no server configured for java");
+  assert.equal(render.languageServerLine(entry({ state: "stopped" })), "pyright (python): stopped");
+});
+
+test("the status page says when the server reports no language servers, or none are planned", () => {
+  const old = statusResult();
+  delete old.language_servers;
+  delete old.roots[0].language_servers;
+  assert.match(render.renderStatusDocument(old), /- language servers: not reported by this rag-lsp/);
+  const none = statusResult();
+  none.roots[0].language_servers = [];
+  assert.match(render.renderStatusDocument(none), /- language servers: none \(/);
 });
 
 test("document titles are one short line without path separators", () => {

@@ -16,6 +16,9 @@ test("every server setting is sent, with its default when unset", () => {
     languages: {},
     cacheDir: null,
     maxFileBytes: 1048576,
+    languageServers: {},
+    languageServerTimeoutMs: 1500,
+    languageServerCalls: 4,
   });
   const sent = settings.serverSettings(reader({
     budgetTokens: 2000,
@@ -24,6 +27,9 @@ test("every server setting is sent, with its default when unset", () => {
     languages: { markdown: false },
     cacheDir: "/tmp/c",
     maxFileBytes: 10,
+    languageServers: { go: { enabled: false } },
+    languageServerTimeoutMs: 300,
+    languageServerCalls: 2,
     "server.command": "/x/rag-lsp",
     "trace.server": "verbose",
   }));
@@ -34,15 +40,21 @@ test("every server setting is sent, with its default when unset", () => {
     languages: { markdown: false },
     cacheDir: "/tmp/c",
     maxFileBytes: 10,
+    languageServers: { go: { enabled: false } },
+    languageServerTimeoutMs: 300,
+    languageServerCalls: 2,
   });
 });
 
-test("an empty cache dir means the default, and language servers are sent only when set", () => {
+test("an empty cache dir means the default, and language servers are always an object", () => {
   assert.equal(settings.serverSettings(reader({ cacheDir: "  " })).cacheDir, null);
-  assert.equal("languageServers" in settings.serverSettings(reader({ languageServers: {} })), false);
-  const servers = { python: { command: ["pyright-langserver", "--stdio"] } };
+  assert.deepEqual(settings.serverSettings(reader({ languageServers: {} })).languageServers, {});
+  assert.deepEqual(settings.serverSettings(reader({ languageServers: null })).languageServers, {});
+  assert.deepEqual(settings.serverSettings(reader({ languageServers: ["python"] })).languageServers, {});
+  const servers = { python: { command: "jedi-language-server" }, go: { enabled: false } };
   assert.deepEqual(settings.serverSettings(reader({ languageServers: servers })).languageServers, servers);
 });
+
 
 test("the server starts as `<command> serve`, or `<python> -m rag_lsp.cli serve` when a Python is set", () => {
   assert.deepEqual(settings.launchSpec(reader({})), {

@@ -27,7 +27,8 @@ M.defaults = {
   -- Searched upwards from the buffer; without a marker the current directory is the root when the file is
   -- under it, else the file's directory.
   root_markers = { '.rag-lsp.toml', '.git' },
-  -- Server settings (docs/protocol.md): budgetTokens, topK, ignore, languages, cacheDir, maxFileBytes.
+  -- Server settings (docs/protocol.md): budgetTokens, topK, ignore, languages, cacheDir, maxFileBytes,
+  -- languageServers, languageServerTimeoutMs, languageServerCalls.
   settings = {},
   codelens = true, -- show code lenses and refresh them on attach, BufEnter, InsertLeave and server request
   open_quickfix = true, -- :copen after :RagContext / :RagSymbol / a lens

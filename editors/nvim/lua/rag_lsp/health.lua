@@ -140,12 +140,23 @@ local function check_language_servers(health, statuses)
     return
   end
   for _, status in ipairs(statuses) do
-    local lines = render.language_servers(status)
-    if not lines then
-      health.info(render.NO_LANGUAGE_SERVERS)
-    else
-      for _, line in ipairs(lines) do
-        health.ok(line)
+    local roots = render.val(status.roots) or {}
+    for _, root in ipairs(roots) do
+      local entries = render.val(root.language_servers)
+      local where = #roots > 1 and (' [root %s]'):format(render.val(root.root)) or ''
+      if entries == nil then
+        health.info(render.NO_LANGUAGE_SERVERS .. where)
+      elseif #entries == 0 then
+        health.info(render.NONE_PLANNED .. where)
+      end
+      for _, entry in ipairs(entries or {}) do
+        local line = render.language_server_line(entry) .. where
+        local level, advice = render.language_server_health(entry, render.val(root.languages) or {})
+        local command = render.val(entry.command)
+        if level == 'ok' and command then
+          line = ('%s · %s'):format(line, command)
+        end
+        health[level](line, advice)
       end
     end
   end

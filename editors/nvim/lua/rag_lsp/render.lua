@@ -172,32 +172,97 @@ function M.indexing(status)
   return ('%d/%d files, done'):format(done, total)
 end
 
---- The language servers rag_lsp composes with, when the server reports them; nil when it does not.
+--- States in which `last_error` is the current problem (elsewhere it is history, or empty).
+local TROUBLE_STATES = { missing = true, disabled = true, restarting = true, down = true }
+--- What a state means when no error says more.
+local STATE_NOTES = { idle = 'starts on first need' }
+
+--- One language server of `ragLsp/status` (`{server, command, languages, state, version, pid, restarts,
+--- last_error}`) as a line: `pyright (python): ready, 1.1.414`,
+--- `gopls (go): missing — no go language server on PATH (tried gopls)`, `rust-analyzer (rust): down — <error>`.
+function M.language_server_line(entry)
+  if type(entry) ~= 'table' then
+    return tostring(entry)
+  end
+  local name = val(entry.server)
+  if name == nil or name == '' then
+    name = 'no server'
+  end
+  local languages = val(entry.languages) or {}
+  local head = #languages > 0 and ('%s (%s)'):format(name, table.concat(vim.tbl_map(tostring, languages), ', '))
+    or tostring(name)
+  local state = val(entry.state) or 'unknown'
+  local facts = { state }
+  local version = val(entry.version)
+  if version and version ~= '' then
+    facts[#facts + 1] = tostring(version)
+  end
+  local restarts = tonumber(val(entry.restarts)) or 0
+  if restarts > 0 then
+    facts[#facts + 1] = plural(restarts, 'restart')
+  end
+  local note
+  if TROUBLE_STATES[state] then
+    note = val(entry.last_error)
+    note = note and vim.trim((tostring(note):gsub('%s*\n%s*', ' '))) or nil
+  else
+    note = STATE_NOTES[state]
+  end
+  return ('%s: %s%s'):format(head, table.concat(facts, ', '), (note and note ~= '') and (' — ' .. note) or '')
+end
+
+--- The language servers of a status or of one of its roots, one line each (`{}` when none is planned);
+--- nil when the server does not report them (a rag-lsp older than language-server composition).
 function M.language_servers(status)
-  local servers = val(status.language_servers) or val(status.languageServers)
+  local servers = val(status.language_servers)
   if servers == nil then
     return nil
   end
   local lines = {}
-  if vim.islist(servers) then
-    for _, server in ipairs(servers) do
-      lines[#lines + 1] = type(server) == 'table' and pairs_text(server, '=') or tostring(server)
-    end
-  else
-    local names = vim.tbl_keys(servers)
-    table.sort(names)
-    for _, name in ipairs(names) do
-      local info = val(servers[name])
-      lines[#lines + 1] = name .. ': ' .. (type(info) == 'table' and pairs_text(info, '=') or tostring(info))
-    end
-  end
-  if #lines == 0 then
-    lines[1] = 'none'
+  for _, entry in ipairs(vim.islist(servers) and servers or {}) do
+    lines[#lines + 1] = M.language_server_line(entry)
   end
   return lines
 end
 
-M.NO_LANGUAGE_SERVERS = 'not provided by this server version'
+M.NO_LANGUAGE_SERVERS = 'this rag-lsp reports no language servers'
+M.NONE_PLANNED = 'none (the tree-sitter patterns answer for every language)'
+
+--- How :checkhealth rates a language server: 'ok', 'warn', 'error' or 'info', and advice for the user.
+--- `indexed` (optional) maps language → indexed files of the root: a missing or disabled server of a language
+--- the root has no files of is only 'info'.
+function M.language_server_health(entry, indexed)
+  local state = val(entry.state)
+  local languages = val(entry.languages) or {}
+  local relevant = indexed == nil
+  for _, language in ipairs(languages) do
+    if indexed and (tonumber(val(indexed[language])) or 0) > 0 then
+      relevant = true
+    end
+  end
+  if state == 'ready' or state == 'idle' or state == 'starting' then
+    return 'ok'
+  elseif state == 'down' then
+    return 'error', {
+      'rag-lsp stopped restarting it (3 crashes within 5 minutes, or a binary that cannot run); '
+        .. 'the patterns answer instead. Fix the cause (see the rag-lsp log), then restart the rag_lsp client.',
+    }
+  elseif state == 'restarting' then
+    return 'warn', { 'It crashed; rag-lsp restarts it after a backoff (1 s, 2 s, 4 s, ...).' }
+  elseif state == 'missing' or state == 'disabled' then
+    if not relevant then
+      return 'info'
+    end
+    local language = languages[1] or 'LANGUAGE'
+    if state == 'disabled' then
+      return 'warn', { ('Its files are left to the tree-sitter patterns; remove `enabled = false` from '
+        .. 'settings.languageServers.%s (or .rag-lsp.toml) to use it.'):format(language) }
+    end
+    return 'warn', { ('Install one of the commands tried, or name one: '
+      .. "setup({ settings = { languageServers = { %s = { command = '...' } } } })."):format(language) }
+  end
+  return 'info'
+end
 
 --- Per-root lines for a status report (without indentation).
 function M.root_lines(root)
@@ -244,6 +309,7 @@ function M.status_lines(status)
     ),
     'indexing: ' .. M.indexing(status),
   }
+  local reported = true
   for _, root in ipairs(val(status.roots) or {}) do
     lines[#lines + 1] = 'root ' .. tostring(val(root.root))
     for _, line in ipairs(M.root_lines(root)) do
@@ -252,14 +318,19 @@ function M.status_lines(status)
     for _, warning in ipairs(M.root_warnings(root)) do
       lines[#lines + 1] = '  warning: ' .. warning
     end
-  end
-  local servers = M.language_servers(status)
-  if servers then
-    lines[#lines + 1] = 'language servers:'
-    for _, line in ipairs(servers) do
-      lines[#lines + 1] = '  ' .. line
+    local servers = M.language_servers(root)
+    if servers == nil then
+      reported = false
+    elseif #servers == 0 then
+      lines[#lines + 1] = '  language servers: ' .. M.NONE_PLANNED
+    else
+      lines[#lines + 1] = '  language servers:'
+      for _, line in ipairs(servers) do
+        lines[#lines + 1] = '    ' .. line
+      end
     end
-  else
+  end
+  if not reported then
     lines[#lines + 1] = 'language servers: ' .. M.NO_LANGUAGE_SERVERS
   end
   return lines

@@ -16,6 +16,10 @@ export interface ContextItem {
   language: string;
   score: number;
   why: string[];
+  /** The evidence strategies behind the item (`symbols`, `bm25`, ...). */
+  strategies?: string[];
+  /** What answered its evidence: a language server's name (`pyright`, `gopls`), `tree-sitter`, or `index`. */
+  sources?: string[];
   content?: string; // absent with verbosity "locations"
   tokens: number;
   uri?: string | null;
@@ -35,6 +39,19 @@ export interface ContextResult {
   indexing?: { done: number; total: number };
 }
 
+/** One language server planned for a root (`ragLsp/status` `language_servers[]`). */
+export interface LanguageServerStatus {
+  server: string; // its display name; "" when no server is configured for the language
+  command: string | null; // the resolved executable; null when missing or disabled
+  languages: string[];
+  /** idle, starting, ready, restarting, down, stopped, missing or disabled. */
+  state: string;
+  version: string | null; // the server's own `serverInfo.version`
+  pid: number | null;
+  restarts: number;
+  last_error: string | null; // for missing and disabled: why
+}
+
 export interface RootStatus {
   root: string;
   files: number;
@@ -47,6 +64,8 @@ export interface RootStatus {
   warnings?: string[];
   settings?: Record<string, unknown>;
   settings_warnings?: string[];
+  /** Absent from servers older than language-server composition. */
+  language_servers?: LanguageServerStatus[];
 }
 
 export interface StatusResult {
@@ -56,6 +75,8 @@ export interface StatusResult {
   chunks: number;
   open_documents?: number;
   indexing?: { done: number; total: number; running: boolean };
+  /** Every root's language servers together. */
+  language_servers?: LanguageServerStatus[];
 }
 
 /** One place of a completion context (`ragLsp/completionContext`). */

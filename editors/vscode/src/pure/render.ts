@@ -1,7 +1,7 @@
 // Rendering answers as text: the context document, the copied block, the status bar and the status page.
 // No `vscode` import.
 
-import { ContextItem, ContextResult, RootStatus, StatusResult } from "./protocol";
+import { ContextItem, ContextResult, LanguageServerStatus, RootStatus, StatusResult } from "./protocol";
 
 /** A place in a rendered context document: where its heading is and where it points. */
 export interface RenderedPlace {
@@ -51,6 +51,7 @@ export function renderContextDocument(result: ContextResult, title: string): Ren
     });
     lines.push(`${prefix}${location} · ${detail}`, "");
     for (const why of item.why) lines.push(`- ${oneLine(why)}`);
+    if (item.sources?.length) lines.push(`- answered by: ${item.sources.join(", ")}`);
     if (item.content !== undefined) {
       const fence = fenceFor(item.content);
       lines.push("", `${fence}${fenceLanguage(item.language)}`, ...item.content.replace(/\n+$/, "").split("\n"), fence);
@@ -100,6 +101,7 @@ export function statusBarText(
     `rag_lsp ${status.version}: ${status.files} files, ${status.chunks} chunks in ${status.roots.length} ` +
       `${status.roots.length === 1 ? "folder" : "folders"}`,
     ...status.roots.map((r) => `${r.root}: ${r.files} files${languagesShort(r)}`),
+    ...languageServersShort(status),
     "Click for the index status.",
   ].join("\n");
   if (indexing?.running) {
@@ -136,7 +138,50 @@ function rootSection(root: RootStatus): string[] {
   if (root.cache) lines.push(`- cache: \`${root.cache}\``);
   if (root.settings) lines.push(`- settings: \`${JSON.stringify(root.settings)}\``);
   for (const warning of [...(root.warnings ?? []), ...(root.settings_warnings ?? [])]) lines.push(`- warning: ${oneLine(warning)}`);
+  const servers = root.language_servers;
+  if (servers === undefined) {
+    lines.push("- language servers: not reported by this rag-lsp (it predates language-server composition)");
+  } else if (servers.length === 0) {
+    lines.push("- language servers: none (the patterns answer for every language)");
+  } else {
+    lines.push("- language servers:", ...servers.map((server) => `  - ${languageServerLine(server)}`));
+  }
   return lines;
+}
+
+/** What an entry's state means when no error says more. */
+const STATE_NOTES: Record<string, string> = { idle: "starts on first need" };
+
+/** States in which `last_error` is the current problem (elsewhere it is history, or empty). */
+const TROUBLE_STATES = new Set(["missing", "disabled", "restarting", "down"]);
+
+/**
+ * One language server as a line: `pyright (python): ready, 1.1.414`,
+ * `gopls (go): missing — no go language server on PATH (tried gopls)`, `rust-analyzer (rust): down — <error>`.
+ */
+export function languageServerLine(server: LanguageServerStatus): string {
+  const name = server.server || "no server";
+  const languages = server.languages?.length ? ` (${server.languages.join(", ")})` : "";
+  const state = server.state || "unknown";
+  const facts = [state];
+  if (server.version) facts.push(server.version);
+  if (server.restarts > 0) facts.push(`${server.restarts} ${server.restarts === 1 ? "restart" : "restarts"}`);
+  const note = TROUBLE_STATES.has(state) ? (server.last_error ? oneLine(server.last_error) : "") : STATE_NOTES[state] ?? "";
+  return `${name}${languages}: ${facts.join(", ")}${note ? ` — ${note}` : ""}`;
+}
+
+/** The tooltip's line about language servers: `language servers: pyright ready, gopls missing` (or nothing). */
+function languageServersShort(status: StatusResult): string[] {
+  const servers = status.language_servers ?? [];
+  if (!servers.length) return [];
+  const seen = new Set<string>();
+  const parts: string[] = [];
+  for (const server of servers) {
+    const part = `${server.server || server.languages.join("/")} ${server.state}`;
+    if (!seen.has(part)) parts.push(part);
+    seen.add(part);
+  }
+  return [`language servers: ${parts.join(", ")}`];
 }
 
 function languagesShort(root: RootStatus): string {

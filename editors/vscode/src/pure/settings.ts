@@ -7,7 +7,17 @@ import * as path from "path";
 export type SettingsReader = (key: string) => unknown;
 
 /** The settings the server knows (docs/protocol.md "Settings"), in the server's camelCase. */
-export const SERVER_SETTING_KEYS = ["budgetTokens", "topK", "ignore", "languages", "cacheDir", "maxFileBytes"] as const;
+export const SERVER_SETTING_KEYS = [
+  "budgetTokens",
+  "topK",
+  "ignore",
+  "languages",
+  "cacheDir",
+  "maxFileBytes",
+  "languageServers",
+  "languageServerTimeoutMs",
+  "languageServerCalls",
+] as const;
 
 /** Settings that change how the server is started: a change restarts it instead of being sent to it. */
 export const LAUNCH_SETTING_KEYS = ["server.command", "server.pythonPath", "server.args"] as const;
@@ -19,12 +29,16 @@ const DEFAULTS: Record<string, unknown> = {
   languages: {},
   cacheDir: null,
   maxFileBytes: 1048576,
+  languageServers: {},
+  languageServerTimeoutMs: 1500,
+  languageServerCalls: 4,
 };
 
 /**
  * The server's settings, complete: every known key is sent (defaults included) because the server applies an
  * update on top of the previous one, so a setting reset in VS Code must be sent as its default.
- * `languageServers` is sent only when it is not empty (servers without composition warn about it).
+ * `languageServers` is sent even when empty: the server replaces the client's previous value with it, so a
+ * language removed here is removed there (the operator file `.rag-lsp.toml` still overlays it key by key).
  */
 export function serverSettings(read: SettingsReader): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -35,11 +49,12 @@ export function serverSettings(read: SettingsReader): Record<string, unknown> {
   if (typeof out.cacheDir === "string" && out.cacheDir.trim() === "") {
     out.cacheDir = null;
   }
-  const servers = read("languageServers");
-  if (servers && typeof servers === "object" && Object.keys(servers).length > 0) {
-    out.languageServers = servers;
-  }
+  if (!isPlainObject(out.languageServers)) out.languageServers = {};
   return out;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 export interface LaunchSpec {
