@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from lsprotocol import types
 
 from langservers_env import alive, copy_polyglot, descendants, langserver_env, require
 from lsp_harness import Harness, run
@@ -117,6 +118,14 @@ def test_lookup_answers_from_the_server_and_says_what_it_cannot(polyglot, tmp_pa
         python_only = _plain(await harness.request("ragLsp/lookup", {"symbol": "Firewall", "what": "implementations"}))
         assert python_only["items"] == []
         assert python_only["unanswered"] == "pyright does not answer implementations"
+        # The lens counts the references of this very method through the warm server: one, where the patterns
+        # would count every use of any `allow` (the firewall's, the limiters' own).
+        uri = (polyglot / "scripts/limits/rate_limiter.py").as_uri()
+        lens = await harness.client.code_lens_resolve_async(types.CodeLens(
+            range=types.Range(types.Position(58, 0), types.Position(58, 0)),
+            data={"uri": uri, "qualname": "RateLimiter.allow", "name": "allow"}))
+        assert lens.command.title.startswith("1 reference · ")
+        assert lens.command.tooltip == "references counted by pyright"
         hover = _plain(await harness.request("ragLsp/lookup", {"symbol": "RateLimiter.allow", "what": "hover"}))
         texts = {i["path"]: i.get("hover") or "" for i in hover["items"]}
         assert "key: str" in texts["scripts/limits/rate_limiter.py"]
