@@ -9,21 +9,24 @@ budget, it fuses these sources into one ranking:
   re-exports through ``__init__.py``/``index.ts``, ``module.attr``), each
   scored by its evidence (``_Builder._evidence``): used on the cursor line or
   in the call being typed, used just above or below, imported but not used
-  yet (about to be), named like a parameter the function has not used yet,
-  used elsewhere in code that looks like the code around the cursor, being
-  typed;
+  yet (about to be; shared out when many are), named like a parameter the
+  function has not used yet, the type the function returns and has not made
+  yet, used elsewhere in code that looks like the code around the cursor or
+  together with the names used around it, being typed;
 - **definitions in the cursor's own file far from the cursor** that the code
   near the cursor uses (nearby ones are on screen already), and, in languages
   where names need no import, names used nearby found by the symbol index;
 - the **enclosing class's and function's signatures** when they are off screen;
-- **similar code** from other open buffers (Jaccard over sliding windows),
-  weighted below resolved definitions.
+- **similar code** from other open buffers and, a little below them, from
+  recently edited files closed since (``Session.recently_edited``, their text
+  the index's), by Jaccard over sliding windows, weighted below resolved
+  definitions.
 
 Each definition is shown as its signature and docstring first; leftover
 budget then expands the best ones to their bodies. Answers are cached per
 (document version, line, character) and re-validated against the files they
-came from and the open buffers' versions, so an edit anywhere they depend on
-invalidates them.
+came from (closed files searched for similar code included) and the open
+buffers' versions, so an edit anywhere they depend on invalidates them.
 
 The weights below were set on cases generated from other repositories than
 the dev cases (``bench/completion_bench.py --make-cases``), one signal at a
@@ -56,6 +59,7 @@ from rag_lsp.core.cursor import (
     parameters,
     read_line,
     split_lines,
+    split_signature,
 )
 from rag_lsp.core.model import CLASS_LIKE_KINDS, Definition
 from rag_lsp.core.outline import FUNCTION_KINDS, Excerpt, FileText, body, head, signature_end
@@ -82,11 +86,16 @@ AFTER_WEIGHT = 0.5
 PROXIMITY_REACH = 6
 # Evidence for a name (see ``_Builder._evidence``); a use right at the cursor counts 1.
 UNUSED_IMPORT = 1.0
+# That evidence is shared out when more imports than this are unused (as in a file being written, whose
+# imports are used below the cursor): one of a few unused imports is likely next, one of twenty is not.
+UNUSED_SHARED = 3.0
 ON_CURSOR_LINE = 1.0
 OPEN_CALL = 1.0
 # Lines above the cursor searched for the call whose arguments are being typed.
 OPEN_CALL_LINES = 3
 IN_SIGNATURE = 0.15
+# On top of that, for a type the enclosing function returns but has not made yet.
+RESULT_TYPE = 0.15
 PENDING = 0.5
 PENDING_USED_LATER = 0.3
 ENCLOSING_NAME = 0.8
@@ -97,6 +106,9 @@ TYPED_PREFIX = 2.0
 USE_CONTEXT_LIMIT = 32
 # Lines compared around a use and around the cursor (offsets, weighted 1/|k|).
 USE_CONTEXT_OFFSETS = (-3, -2, -1, 1, 2, 3)
+# Names used together: imported or defined names within this many lines of a use and of the cursor.
+COMPANION_LINES = 3
+COMPANIONS = 0.3
 # Lines whose words describe what is being written, for matching names.
 NAME_CONTEXT_BEFORE, NAME_CONTEXT_AFTER = 6, 3
 # Constants and type aliases are read, not called: they weigh less than functions and classes.
@@ -106,8 +118,11 @@ LOCAL_WEIGHT = 0.5
 UNBOUND_WEIGHT = 0.5
 ENCLOSING_SCORE = 0.15
 SIMILAR_WEIGHT = 0.5
-# Open buffers searched for similar code, most recently edited first.
+# Recently edited files closed since: the user's work too, but less of the moment than what is open.
+RECENT_WEIGHT = 0.4
+# Open buffers searched for similar code, most recently edited first, then closed recently edited files.
 SIMILAR_FILES = 8
+RECENT_FILES = 20
 SIMILAR_LIMIT = 3
 # Languages where a name from another file is visible only through an import: no guessing by name.
 IMPORT_ONLY_LANGUAGES = frozenset({"python", "javascript", "typescript", "tsx"})
@@ -181,8 +196,6 @@ class CompletionEngine:
         self._resolved: OrderedDict[tuple, tuple] = OrderedDict()
         # The newest analysis of each file, patched into the next one.
         self._latest: OrderedDict[tuple, FileAnalysis] = OrderedDict()
-        # path → (version, when it was first seen at that version): recency of edits.
-        self._edited: dict[Path, tuple[int, float]] = {}
 
     # The request.
 
@@ -236,17 +249,8 @@ class CompletionEngine:
             raise CompletionError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from exc
 
     def _note_documents(self) -> tuple:
-        """The open buffers' versions (part of every cache key), noting which changed when."""
-        now = time.monotonic()
-        versions = sorted((path, document.version) for path, document in list(self.session.documents.items()))
-        with self._lock:
-            for path, version in versions:
-                seen = self._edited.get(path)
-                if seen is None or seen[0] != version:
-                    self._edited[path] = (version, now if seen is not None else 0.0)
-            for path in [p for p in self._edited if p not in self.session.documents]:
-                del self._edited[path]
-        return tuple(versions)
+        """The open buffers' versions: a cached answer is served only while they are unchanged."""
+        return tuple(sorted((path, document.version) for path, document in list(self.session.documents.items())))
 
     def _cached(self, key: tuple, index, documents: tuple) -> dict | None:
         with self._lock:
@@ -339,27 +343,48 @@ class CompletionEngine:
                 _trim(self._excerpts, 4096)
         return found
 
-    def open_windows(self, exclude: Path) -> list[tuple[Path, list[similar.Window]]]:
-        """Windows of the other open buffers, most recently edited first."""
+    def neighbour_windows(self, index, exclude: Path) -> list[tuple[str, str, list[similar.Window]]]:
+        """Windows of the files the user works in, as (kind, path in ``index``, windows): the open buffers
+        (``open``, the most recently edited first), then the recently edited files closed since
+        (``recent``), whose text is the index's; files of other roots and ``exclude`` are left out."""
+        recent = [path for path in self.session.recently_edited() if path != exclude]
+        rank = {path: position for position, path in enumerate(recent)}
+        opened = [path for path in list(self.session.documents) if path != exclude]
+        ordered = sorted(opened, key=lambda path: (rank.get(path, len(rank)), str(path)))
         found = []
-        with self._lock:
-            order = sorted(self._edited.items(), key=lambda item: (-item[1][1], str(item[0])))
-        for path, _ in [item for item in order if item[0] != exclude][:SIMILAR_FILES]:
+        for path in ordered[:SIMILAR_FILES]:
             document = self.session.documents.get(path)
-            if document is None:
+            rel = self._rel(index, path)
+            if document is None or rel is None:
                 continue
             with document.lock:
                 version, text = document.version, document.text
-            key = (path, version)
-            with self._lock:
-                cached = self._windows.get(key)
-            if cached is None:
-                cached = similar.windows(str(path), split_lines(text))
-                with self._lock:
-                    self._windows[key] = cached
-                    _trim(self._windows, 32)
-            found.append((path, cached))
+            found.append(("open", rel, self._windows_of((path, version), rel, lambda text=text: split_lines(text))))
+        closed = [path for path in recent if path not in self.session.documents]
+        for path in closed[:RECENT_FILES]:
+            rel = self._rel(index, path)
+            entry = index.files.get(rel) if rel is not None else None
+            if entry is None:
+                # Deleted, or never saved before its buffer closed: nothing left to show.
+                continue
+            found.append(("recent", rel, self._windows_of((str(index.root), rel, entry.blob_id), rel,
+                                                          lambda rel=rel: self.file_text(index, rel).lines)))
         return found
+
+    def _rel(self, index, path: Path) -> str | None:
+        located = self.session.locate(path)
+        return located[1] if located is not None and located[0].index is index else None
+
+    def _windows_of(self, key: tuple, rel: str, lines) -> list[similar.Window]:
+        """A file's windows, cached under ``key`` (a buffer's version, a file's blob id); ``lines`` reads it."""
+        with self._lock:
+            cached = self._windows.get(key)
+        if cached is None:
+            cached = similar.windows(rel, lines())
+            with self._lock:
+                self._windows[key] = cached
+                _trim(self._windows, 64)
+        return cached
 
 
 def _code_point(request: CompletionRequest, lines: list[str]) -> int:
@@ -433,11 +458,16 @@ class _Builder:
         self.deadline = deadline
         self.resolver = Resolver(index)
         self.candidates: dict[tuple, _Candidate] = {}
+        # Closed files whose windows were searched for similar code.
+        self.neighbours: set[str] = set()
         self.timed_out = False
         around = enclosing(analysis, cursor.line, cursor.character)
         self.function = next((d for d in reversed(around) if d.kind in FUNCTION_KINDS), None)
         self.owner = next((d for d in reversed(around) if d.kind in CLASS_LIKE_KINDS), None)
         self.signature_names: set[str] = set()
+        # Names in the signature outside its parameters (the type the function returns) that its body
+        # has not used yet: what it still has to make.
+        self.result_names: set[str] = set()
         # Parameters not used before the cursor: nowhere else in the body, or only below the cursor.
         self.pending: set[str] = set()
         self.pending_later: set[str] = set()
@@ -461,11 +491,18 @@ class _Builder:
         self.cursor_terms = (frozenset(CHAIN_PART.findall(cursor_line[:typed_start] + " " + cursor_line[cursor.character:]))
                              - KEYWORDS)
         self.context_words = set(tokenize(" ".join(words)))
+        # The imported and defined names used around the cursor (its line excepted: it is being written).
+        self.companions: set[str] = set()
+        for number in range(max(cursor.line - COMPANION_LINES, 1), cursor.line + COMPANION_LINES + 1):
+            if number != cursor.line and number <= len(analysis.line_terms):
+                self.companions.update(analysis.line_terms[number - 1] & analysis.wanted)
         # How many imported names each word is part of (``auth`` in Auth, BasicAuth, ...): shared words tell less.
         self.word_counts: dict[str, int] = {}
         for local in analysis.bindings.names:
             for word in name_words(local):
                 self.word_counts[word] = self.word_counts.get(word, 0) + 1
+        unused = sum(1 for local in analysis.bindings.names if local not in analysis.uses)
+        self.unused_weight = UNUSED_IMPORT * min(1.0, UNUSED_SHARED / unused) if unused else UNUSED_IMPORT
         self.pending_words = set(tokenize(" ".join(self.pending)))
         self.later_words = set(tokenize(" ".join(self.pending_later))) - self.pending_words
 
@@ -483,6 +520,7 @@ class _Builder:
         for number in range(cursor.line + 1, min(function.end_line, len(analysis.lines)) + 1):
             after.update(analysis.line_terms[number - 1])
         unused = [name for name in parameters(header) if name not in before]
+        self.result_names = set(CHAIN_PART.findall(split_signature(header)[1])) - before - {function.name}
         self.pending = {name for name in unused if name not in after}
         self.pending_later = {name for name in unused if name in after}
 
@@ -499,7 +537,8 @@ class _Builder:
         ranked = sorted(self.candidates.values(), key=_rank_key)
         answer = self._pack(ranked)
         depends = {path: (entry.blob_id if (entry := self.index.files.get(path)) else None)
-                   for path in self.resolver.consulted | {c.path for c in ranked} | {self.cursor.rel}}
+                   for path in self.resolver.consulted | {c.path for c in ranked} | self.neighbours
+                   | {self.cursor.rel}}
         return answer, depends
 
     # Sources.
@@ -566,7 +605,7 @@ class _Builder:
         score = proximity
         why = [f"used {_where(nearest)}"] if nearest is not None else []
         if not uses and unused_counts:
-            score += UNUSED_IMPORT
+            score += self.unused_weight
             why.append("imported but not used yet")
         if nearest == 0:
             score += ON_CURSOR_LINE
@@ -576,6 +615,9 @@ class _Builder:
         if name in self.signature_names:
             score += IN_SIGNATURE
             why.append("named in the enclosing signature")
+            if name in self.result_names:
+                score += RESULT_TYPE
+                why.append("the enclosing function returns it and has not made one yet")
         if words and self.function is not None and name == self.function.name:
             score += ENCLOSING_NAME
             why.append("named like the enclosing function")
@@ -594,7 +636,34 @@ class _Builder:
         if similarity > 0.05:
             score += USE_CONTEXT * similarity
             why.append(f"the code around its use on line {line} looks like the code around the cursor")
+        share, line, shared = self._companions(name, calls)
+        if share > 0:
+            score += COMPANIONS * share
+            why.append(f"used with {', '.join(shared)} on line {line}, as near the cursor")
         return score, why
+
+    def _companions(self, name: str, uses: list[int]) -> tuple[float, int | None, list[str]]:
+        """How much of what is used near the cursor was also used near another use of ``name``.
+
+        Code uses names in families (``if is_async_gen(f)`` goes with ``elif
+        is_gen(f)``): a name whose other uses came with the imported and
+        defined names used around the cursor is likely to come with them again,
+        in whatever order the lines are.
+        """
+        companions = self.companions
+        if not companions or name in companions:
+            return 0.0, None, []
+        terms, cursor = self.analysis.line_terms, self.cursor.line
+        best, where, shared = 0.0, None, set()
+        for line in uses[-USE_CONTEXT_LIMIT:] if len(uses) > USE_CONTEXT_LIMIT else uses:
+            if abs(line - cursor) <= COMPANION_LINES:
+                continue
+            near = set()
+            for other in terms[max(line - COMPANION_LINES, 1) - 1 : line + COMPANION_LINES]:
+                near.update(other & companions)
+            if len(near) > len(shared):
+                best, where, shared = len(near) / len(companions), line, near
+        return best, where, sorted(shared)
 
     def _words_share(self, words: set[str]) -> float:
         """Credit for name words found nearby: a word in the names of n imports gives each 1/n."""
@@ -733,20 +802,23 @@ class _Builder:
                       [f"the enclosing {what}, {cursor.line - definition.start_line} lines above"])
 
     def _similar(self) -> None:
-        cursor = self.cursor
-        query = similar.query_terms(self.analysis.lines, cursor.line - 1)
+        """Windows of the open and recently edited files that look like the lines above the cursor."""
+        query = similar.query_terms(self.analysis.lines, self.cursor.line - 1)
         pool = []
-        for path, windows in self.engine.open_windows(cursor.path):
+        kinds = {}
+        for kind, rel, windows in self.engine.neighbour_windows(self.index, self.cursor.path):
             if self.out_of_time():
                 return
-            located = self.engine.session.locate(path)
-            if located is None or located[0].index is not self.index:
-                continue
-            pool.extend(similar.Window(located[1], w.start_line, w.end_line, w.terms) for w in windows)
+            kinds[rel] = kind
+            pool.extend(windows)
+        # A closed file's text comes from the index: the answer depends on it staying the same.
+        self.neighbours = {rel for rel, kind in kinds.items() if kind == "recent"}
         for score, window in similar.rank(query, pool, SIMILAR_LIMIT):
+            weight, where = ((SIMILAR_WEIGHT, "an open file") if kinds[window.path] == "open"
+                             else (RECENT_WEIGHT, "a recently edited file"))
             key = (window.path, window.start_line, None)
-            self.candidates[key] = _Candidate(None, window.path, SIMILAR_WEIGHT * score, "similar",
-                                              [f"similar code in an open file (Jaccard {score:.2f})"],
+            self.candidates[key] = _Candidate(None, window.path, weight * score, "similar",
+                                              [f"similar code in {where} (Jaccard {score:.2f})"],
                                               languages.language_for_path(window.path),
                                               (window.start_line, window.end_line))
 

@@ -198,11 +198,17 @@ def enclosing(analysis: FileAnalysis, line: int, character: int) -> list[Definit
     A definition being written often ends, for the parser, before the cursor
     (``def f():`` followed by an indented blank line is an error node): one
     whose header is less indented than the cursor, with nothing but deeper or
-    blank lines in between, still holds it.
+    blank lines in between, still holds it. The cursor's depth is its line's
+    indentation, or on a line of spaces its column; an empty line has not been
+    indented yet, so it is as deep as the editor would indent it (see
+    ``expected_indent``).
     """
     lines = analysis.lines
     cursor_line = lines[line - 1]
-    depth = indent(cursor_line) if cursor_line.strip() else character
+    if cursor_line.strip():
+        depth = indent(cursor_line)
+    else:
+        depth = character if cursor_line else expected_indent(lines, line)
     found = []
     for definition in analysis.definitions:
         if definition.start_line > line:
@@ -256,6 +262,21 @@ def indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
+def expected_indent(lines: list[str], line: int) -> int:
+    """How deep the code of an empty 1-based line is: as the last non-blank line above, deeper when that
+    line opens a block (ends with ``:``, ``{``, ``(`` or ``[``; one column more, only the comparison
+    counts), as an editor indents a new line; but never deeper than the next non-blank line below,
+    since code that goes on shallower there has closed the blocks above."""
+    depth = 0
+    for text in reversed(lines[: line - 1]):
+        stripped = text.rstrip()
+        if stripped:
+            depth = indent(text) + (1 if stripped.endswith((":", "{", "(", "[")) else 0)
+            break
+    below = next((indent(text) for text in lines[line:] if text.strip()), None)
+    return depth if below is None else min(depth, below)
+
+
 def split_lines(text: str) -> list[str]:
     """Lines as LSP counts them (``\n``, ``\r\n`` and ``\r`` end a line)."""
     return LINE_BREAK.split(text) if "\r" in text else text.split("\n")
@@ -267,18 +288,32 @@ def name_words(name: str) -> frozenset[str]:
     return frozenset({t for t in tokenize(name) if t != name.lower() and len(t) > 2} or {name.lower()})
 
 
-def parameters(header: str) -> list[str]:
-    """Parameter names of a signature (``def f(self, a: int, *, b=1)`` → a, b), receivers left out."""
+def split_signature(header: str) -> tuple[str, str]:
+    """A signature's parameter list (the first bracketed group's inside) and the rest around it: the
+    name and, depending on the language, the result type before or after the parameters."""
     opening = header.find("(")
     if opening < 0:
-        return []
-    depth, part, parts = 0, [], []
-    for char in header[opening + 1 :]:
+        return "", header
+    depth = 0
+    for index in range(opening + 1, len(header)):
+        char = header[index]
         if char in "([{":
             depth += 1
         elif char in ")]}":
             if depth == 0:
-                break
+                return header[opening + 1 : index], header[:opening] + " " + header[index + 1 :]
+            depth -= 1
+    return header[opening + 1 :], header[:opening]
+
+
+def parameters(header: str) -> list[str]:
+    """Parameter names of a signature (``def f(self, a: int, *, b=1)`` → a, b), receivers left out."""
+    inside, _ = split_signature(header)
+    depth, part, parts = 0, [], []
+    for char in inside:
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
             depth -= 1
         elif char == "," and depth == 0:
             parts.append("".join(part))

@@ -36,6 +36,8 @@ from rag_lsp.core.strategies.workspace import workspace_tables
 from rag_lsp.core.walk import is_secret_path, load_bytes, name_skip_reason
 
 MAX_WORKSPACE_SYMBOLS = 100
+# Buffers remembered as recently edited (for completion's similar code), open or closed since.
+MAX_RECENT_EDITS = 20
 _IDENTIFIER = re.compile(r"[A-Za-z_][\w.]*")
 
 
@@ -80,6 +82,8 @@ class Session:
         self.documents: dict[Path, OpenDocument] = {}
         # Open documents that were indexed from disk before they were opened.
         self._indexed_before_open: set[Path] = set()
+        # Paths of the buffers edited through the editor, most recent last (see ``recently_edited``).
+        self._recent_edits: dict[Path, None] = {}
         self.indexing = IndexingState()
         self._lock = threading.RLock()
 
@@ -251,7 +255,21 @@ class Session:
                     document.replace_all(change)
                 else:
                     document.apply(change)
+        with self._lock:
+            self._recent_edits.pop(path, None)
+            self._recent_edits[path] = None
+            while len(self._recent_edits) > MAX_RECENT_EDITS:
+                del self._recent_edits[next(iter(self._recent_edits))]
         return None
+
+    def recently_edited(self) -> list[Path]:
+        """The last ``MAX_RECENT_EDITS`` buffers edited, most recent first, whether still open or not.
+
+        Only paths are kept: a closed file's text is the index's (the disk's
+        once the buffer is gone), so a file deleted since has no text left.
+        """
+        with self._lock:
+            return list(reversed(self._recent_edits))
 
     def index_document(self, path: Path) -> str | None:
         """Index a tracked buffer's current text if it changed since last time; returns a skip reason.

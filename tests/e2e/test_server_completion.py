@@ -123,3 +123,46 @@ def test_completion_context_over_stdio(tmp_path):
         assert await harness.stop() == 0
 
     run(scenario())
+
+
+def test_a_file_edited_then_closed_still_gives_similar_code_until_it_is_deleted(tmp_path):
+    root = write_tree(tmp_path / "ws", {**WORKSPACE, "shop/invoice.py": "", "shop/receipt.py": ""})
+    invoice = (
+        "def render_invoice(order, customer):\n    lines = [order.number, customer.name]\n"
+        "    header = format_header(order, customer)\n    return '\\n'.join(lines)\n"
+    )
+
+    async def scenario() -> None:
+        harness = Harness(tmp_path / "cache", tmp_path / "server.log")
+        await harness.start([root])
+        await harness.wait_indexed()
+
+        # A function typed into a buffer, saved, and the buffer closed.
+        path = root / "shop/invoice.py"
+        invoice_uri = harness.open(path)
+        harness.change(invoice_uri, 2, [types.TextDocumentContentChangeWholeDocument(text=invoice)])
+        path.write_text(invoice, encoding="utf-8")
+        harness.client.text_document_did_close(types.DidCloseTextDocumentParams(
+            types.TextDocumentIdentifier(uri=invoice_uri)))
+
+        receipt_uri = harness.open(root / "shop/receipt.py", text=(
+            "def render_receipt(order, customer):\n    lines = [order.number, customer.name]\n"
+            "    header = format_header(order, customer)\n"))
+        params = {"textDocument": {"uri": receipt_uri}, "position": position(3, 0), **SLACK}
+        answer = await harness.request("ragLsp/completionContext", params)
+        similar = [s for s in answer.snippets if s.source == "similar"]
+        assert [(s.path, s.start_line) for s in similar] == [("shop/invoice.py", 1)]
+        assert similar[0].content.startswith("def render_invoice") and "recently edited" in similar[0].why[0]
+        status = await harness.request("ragLsp/status", None)
+        assert status.open_documents == 1
+
+        # Deleted on disk: nothing of it is left to show.
+        path.unlink()
+        harness.client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+            types.FileEvent(uri=invoice_uri, type=types.FileChangeType.Deleted)]))
+        answer = await harness.request("ragLsp/completionContext", params)
+        assert [s.path for s in answer.snippets if s.source == "similar"] == []
+
+        assert await harness.stop() == 0
+
+    run(scenario())

@@ -190,6 +190,37 @@ def test_an_unused_import_is_about_to_be_used(tmp_path):
     assert first(ask(tmp_path, files, "app/views.py")) == ("shop/pricing.py", "total_price")
 
 
+def test_many_unused_imports_share_the_evidence_of_being_about_to_be_used(tmp_path):
+    # A file being written: most imports are used below the cursor, which is not written yet.
+    names = [f"helper_{i}" for i in range(12)]
+    files = {"lib/helpers.py": "".join(f"def {n}():\n    return {i}\n\n\n" for i, n in enumerate(names)),
+             "app/main.py": f"from lib.helpers import {', '.join(names)}\n\n\ndef go():\n"
+                            "    value = helper_0()\n    ‸\n"}
+    assert first(ask(tmp_path, files, "app/main.py")) == ("lib/helpers.py", "helper_0")
+
+
+def test_the_type_a_function_returns_and_has_not_made_yet_comes_first(tmp_path):
+    files = {"lib/a.py": "class Order:\n    pass\n", "lib/b.py": "class Receipt:\n    pass\n",
+             "app/main.py": "from lib.a import Order\nfrom lib.b import Receipt\n\n\n"
+                            "def checkout(x: Order) -> Receipt:\n    ‸\n"}
+    answer = ask(tmp_path, files, "app/main.py")
+    assert places(answer)[:2] == [("lib/b.py", "Receipt"), ("lib/a.py", "Order")]
+    assert "the enclosing function returns it and has not made one yet" in answer["snippets"][0]["why"]
+
+
+def test_names_used_together_elsewhere_come_together_again(tmp_path):
+    checks = "".join(f"def {n}(f):\n    return f\n\n\n" for n in ("is_plain", "is_gen", "is_async_gen"))
+    padding = "".join(f"    step_{i} = {i}\n" for i in range(50))
+    files = {"lib/checks.py": checks, "app/main.py": (
+        "from lib.checks import is_async_gen, is_gen, is_plain\n\n\n"
+        f"def first(f):\n    if is_gen(f) or is_async_gen(f):\n        return 1\n{padding}    return is_plain(f)\n\n\n"
+        f"def second(f):\n{padding}    if is_async_gen(f):\n        return 2\n    ‸\n")}
+    answer = ask(tmp_path, files, "app/main.py")
+    order = [qualname for _, qualname in places(answer)]
+    assert order.index("is_gen") < order.index("is_plain")
+    assert any(why.startswith("used with is_async_gen") for why in answer["snippets"][order.index("is_gen")]["why"])
+
+
 def test_names_outside_the_workspace_resolve_to_nothing(tmp_path):
     files = {"lib/request.py": "class Request:\n    pass\n",
              "app/main.py": "from requests import Request\n\n\ndef go():\n    return Request(‸\n"}
@@ -288,6 +319,94 @@ def test_similar_code_in_other_open_buffers_ranks_below_resolved_definitions(tmp
     similar = answer["snippets"][sources.index("similar")]
     assert (similar["path"], similar["start_line"], similar["kind"]) == ("app/other.py", 1, "code")
     assert similar["content"].startswith("def render_invoice")
+
+
+RENDER_INVOICE = (
+    "def render_invoice(order, customer):\n    lines = [order.number, customer.name]\n"
+    "    header = format_header(order, customer)\n    return '\\n'.join(lines)\n"
+)
+RENDER_RECEIPT = (
+    "def render_receipt(order, customer):\n    lines = [order.number, customer.name]\n"
+    "    header = format_header(order, customer)\n"
+)
+
+
+def edit_save_and_close(session: Session, path: Path, text: str) -> None:
+    """What an editor does: open a file, type into it, save it, close it."""
+    session.open_document(path, path.read_text() if path.exists() else "", 1)
+    session.change_document(path, 2, [text])
+    path.write_text(text)
+    session.close_document(path)
+
+
+def similar_snippets(answer: dict) -> list[tuple[str, int, list[str]]]:
+    return [(s["path"], s["start_line"], s["why"]) for s in answer["snippets"] if s["source"] == "similar"]
+
+
+def test_similar_code_comes_from_recently_edited_files_after_they_close(tmp_path):
+    session = open_session(tmp_path, {**PYTHON, "app/views.py": "", "app/other.py": ""})
+    edit_save_and_close(session, tmp_path / "app/other.py", RENDER_INVOICE)
+    assert tmp_path / "app/other.py" not in session.documents
+    views = tmp_path / "app/views.py"
+    session.open_document(views, RENDER_RECEIPT, 1)
+    answer = CompletionEngine(session).context(CompletionRequest(views, 3, 0, time_budget_ms=5000))
+    [(path, start, why)] = similar_snippets(answer)
+    assert (path, start) == ("app/other.py", 1) and "recently edited file" in why[0]
+    shown = answer["snippets"][[s["source"] for s in answer["snippets"]].index("similar")]
+    assert shown["content"].startswith("def render_invoice")
+
+
+def test_an_open_buffer_outweighs_an_equally_similar_closed_file(tmp_path):
+    session = open_session(tmp_path, {**PYTHON, "app/views.py": "", "app/closed.py": "", "app/open.py": ""})
+    edit_save_and_close(session, tmp_path / "app/closed.py", RENDER_INVOICE)
+    session.open_document(tmp_path / "app/open.py", RENDER_INVOICE, 1)
+    views = tmp_path / "app/views.py"
+    session.open_document(views, RENDER_RECEIPT, 1)
+    answer = CompletionEngine(session).context(CompletionRequest(views, 3, 0, time_budget_ms=5000))
+    found = similar_snippets(answer)
+    assert [path for path, _, _ in found] == ["app/open.py", "app/closed.py"]
+    scores = [s["score"] for s in answer["snippets"] if s["source"] == "similar"]
+    assert scores[0] > scores[1]
+
+
+def test_a_deleted_or_discarded_file_gives_no_similar_code(tmp_path):
+    session = open_session(tmp_path, {**PYTHON, "app/views.py": "", "app/other.py": ""})
+    other = tmp_path / "app/other.py"
+    edit_save_and_close(session, other, RENDER_INVOICE)
+    views = tmp_path / "app/views.py"
+    session.open_document(views, RENDER_RECEIPT, 1)
+    engine = CompletionEngine(session)
+    request = CompletionRequest(views, 3, 0, time_budget_ms=5000)
+    assert similar_snippets(engine.context(request))
+    other.unlink()
+    session.file_deleted(other)
+    answer = engine.context(request)
+    assert answer["cached"] is False and similar_snippets(answer) == []
+    # A new buffer typed into and closed unsaved leaves nothing behind either.
+    draft = tmp_path / "app/draft.py"
+    session.open_document(draft, "", 1)
+    session.change_document(draft, 2, [RENDER_INVOICE])
+    session.close_document(draft)
+    assert similar_snippets(engine.context(request)) == []
+
+
+def test_the_recently_edited_list_is_bounded_and_most_recent_first(tmp_path):
+    from rag_lsp.core.session import MAX_RECENT_EDITS
+
+    count = MAX_RECENT_EDITS + 5
+    session = open_session(tmp_path, {f"m{i}.py": "" for i in range(count)})
+    for i in range(count):
+        path = tmp_path / f"m{i}.py"
+        session.open_document(path, "", 1)
+        session.change_document(path, 2, [f"x = {i}\n"])
+        session.close_document(path)
+    # Editing a file again moves it to the front.
+    session.open_document(tmp_path / "m10.py", "", 1)
+    session.change_document(tmp_path / "m10.py", 2, ["x = 10\n"])
+    recent = session.recently_edited()
+    expected = [10, *[i for i in range(count - 1, 4, -1) if i != 10]]
+    assert recent == [tmp_path / f"m{i}.py" for i in expected][:MAX_RECENT_EDITS]
+    assert len(recent) == MAX_RECENT_EDITS
 
 
 def test_the_time_budget_returns_the_best_so_far_marked_truncated(tmp_path, monkeypatch):

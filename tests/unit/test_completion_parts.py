@@ -273,7 +273,7 @@ def test_the_call_being_typed(lines, line, character, expected):
 
 
 def test_a_function_being_written_encloses_the_cursor_past_its_parsed_end(tmp_path):
-    from rag_lsp.core.cursor import analyse
+    from rag_lsp.core.cursor import analyse, expected_indent
 
     source = "class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        \n"
     index = Index(write_tree(tmp_path / "ws", {"m.py": source}), use_cache=False)
@@ -283,6 +283,12 @@ def test_a_function_being_written_encloses_the_cursor_past_its_parsed_end(tmp_pa
     assert [d.qualname for d in enclosing(analysis, 6, 8)] == ["A", "A.g"]
     # At column 0 of that line the cursor is in neither.
     assert enclosing(analysis, 6, 0) == []
+    # An empty line is not indented yet: it is as deep as the editor would indent it after the line above.
+    cut = source.split("\n")
+    cut[5] = ""
+    analysis = analyse(index, "m.py", cut, "python")
+    assert [d.qualname for d in enclosing(analysis, 6, 0)] == ["A", "A.g"]
+    assert expected_indent(cut, 6) == 5 and expected_indent(["x = 1", "", ""], 3) == 0
 
 
 def test_a_patched_analysis_equals_a_fresh_one(tmp_path):
