@@ -17,6 +17,9 @@ budget, it fuses these sources into one ranking:
   near the cursor uses (nearby ones are on screen already), and, in languages
   where names need no import, names used nearby found by the symbol index;
 - the **enclosing class's and function's signatures** when they are off screen;
+- what a **warm language server** resolves at the cursor (the type of the receiver
+  being typed, the function whose call is open), when the time budget allows
+  (``core/langservers/hints.py``);
 - **similar code** from other open buffers and, a little below them, from
   recently edited files closed since (``Session.recently_edited``, their text
   the index's), by Jaccard over sliding windows, weighted below resolved
@@ -61,6 +64,8 @@ from rag_lsp.core.cursor import (
     split_lines,
     split_signature,
 )
+from rag_lsp.core.langservers.hints import cursor_hints
+from rag_lsp.core.langservers.pool import ServerPool
 from rag_lsp.core.model import CLASS_LIKE_KINDS, Definition
 from rag_lsp.core.outline import FUNCTION_KINDS, Excerpt, FileText, body, head, signature_end
 from rag_lsp.core.session import is_test_path
@@ -113,6 +118,8 @@ COMPANIONS = 0.3
 NAME_CONTEXT_BEFORE, NAME_CONTEXT_AFTER = 6, 3
 # Constants and type aliases are read, not called: they weigh less than functions and classes.
 DECLARATION_WEIGHT = 0.6
+# A definition a type-aware server resolved at the cursor: as sure as a use on the cursor line that is being typed.
+SERVER_SCORE = ON_CURSOR_LINE + TYPED_PREFIX
 # Weights of the sources below resolved imports.
 LOCAL_WEIGHT = 0.5
 UNBOUND_WEIGHT = 0.5
@@ -223,11 +230,11 @@ class CompletionEngine:
             cursor = _Cursor(request.path, rel, request.line + 1, request.character, language,
                              typed.group(1) if typed else "")
             analysis = self._analysis(root.index, rel, version, text, lines, language)
-            builder = _Builder(self, root.index, cursor, analysis, request, deadline)
+            builder = _Builder(self, root.index, cursor, analysis, request, deadline, text, root.servers)
             answer, depends = builder.build()
         answer["elapsed_ms"] = round((time.perf_counter() - started) * 1000, 2)
-        # A partial answer is not kept: the next request may have the time to finish.
-        if version is not None and not answer["truncated"]:
+        # A partial answer is not kept: the next request may have the time to finish, or a server be warm.
+        if version is not None and not answer["truncated"] and builder.server_final:
             with self._lock:
                 self._answers[key] = _Cached(_copy(answer), depends, documents)
                 _trim(self._answers)
@@ -449,8 +456,13 @@ class _Builder:
     """One answer: candidates from every source, scored, then packed."""
 
     def __init__(self, engine: CompletionEngine, index, cursor: _Cursor, analysis: FileAnalysis,
-                 request: CompletionRequest, deadline: float) -> None:
+                 request: CompletionRequest, deadline: float, text: str, servers: ServerPool | None) -> None:
         self.engine = engine
+        # The buffer's text, sent to a warm language server, and the root's servers (None without any).
+        self.text = text
+        self.servers = servers
+        # False when a language server could still add to this answer (it was starting, loading or slow).
+        self.server_final = True
         self.index = index
         self.cursor = cursor
         self.analysis = analysis
@@ -530,7 +542,7 @@ class _Builder:
         return self.timed_out
 
     def build(self) -> tuple[dict, dict[str, str | None]]:
-        for source in (self._imports, self._own_file, self._unbound, self._enclosing, self._similar):
+        for source in (self._imports, self._server, self._own_file, self._unbound, self._enclosing, self._similar):
             if self.out_of_time():
                 break
             source()
@@ -730,6 +742,19 @@ class _Builder:
             why.insert(0, f"`{local}.{member}`: `{local}` is the module {binding.module}")
             for definition in found.definitions[:2]:
                 self._add(definition, score * _kind_weight(definition), "import", why)
+
+    def _server(self) -> None:
+        """What a warm language server resolves at the cursor, in the time left (``langservers/hints.py``)."""
+        cursor = self.cursor
+        hints, self.server_final = cursor_hints(
+            self.servers, self.index.symbols.in_file, cursor.rel, self.text, cursor.language, cursor.line,
+            cursor.character, lambda: self.deadline - time.perf_counter())
+        for hint in hints:
+            definition = hint.definition
+            # The cursor's own file counts only for definitions off screen, as for every source.
+            if definition.path == cursor.rel and abs(definition.start_line - cursor.line) <= NEAR_LINES:
+                continue
+            self._add(definition, SERVER_SCORE * _kind_weight(definition), "server", [f"{hint.why} ({hint.server})"])
 
     def _own_file(self) -> None:
         """Definitions of the cursor's file used near the cursor but defined off screen."""

@@ -227,6 +227,12 @@ def open_call(lines: list[str], line: int, character: int, look_back: int = 3) -
     """The callee (``name``, ``mod.name``) whose argument list holds a cursor, looking a few lines back."""
     before = lines[max(line - 1 - look_back, 0) : line - 1]
     text = "\n".join([*before, lines[line - 1][:character]])
+    found = open_callee(text)
+    return found[0] if found else None
+
+
+def open_callee(text: str) -> tuple[str, int] | None:
+    """The callee whose argument list is still open at the end of ``text``, and where it starts in ``text``."""
     depth = 0
     for index in range(len(text) - 1, -1, -1):
         char = text[index]
@@ -237,7 +243,7 @@ def open_call(lines: list[str], line: int, character: int, look_back: int = 3) -
                 if char != "(":
                     return None
                 match = CALLEE.search(text, 0, index)
-                return match.group(1) if match else None
+                return (match.group(1), match.start(1)) if match else None
             depth -= 1
     return None
 

@@ -207,3 +207,25 @@ def test_a_missing_binary_is_reported_and_the_patterns_answer(polyglot, tmp_path
         assert entry["state"] == "missing" and "no-such-language-server" in entry["last_error"]
         await harness.stop()
     run(scenario())
+
+
+def test_completion_context_asks_a_warm_server_for_the_receivers_type(polyglot, tmp_path):
+    """`limiter.` where `limiter` comes from a dict lookup: no import names its type, pyright knows it."""
+    async def scenario() -> None:
+        harness = Harness(tmp_path / "cache", tmp_path / "server.log")
+        await harness.start([polyglot], env=langserver_env())
+        await harness.wait_indexed()
+        path = polyglot / "scripts/limits/rate_limiter.py"
+        lines = path.read_text().splitlines()
+        # Inside RateLimiter.allow, after `limiter = self.limiters[key] = ...`: a new line typing `limiter.`.
+        lines.insert(63, "        limiter.")
+        uri = harness.open(path, "\n".join(lines) + "\n")
+        params = {"textDocument": {"uri": uri}, "position": {"line": 63, "character": 16}, "timeBudgetMs": 1000}
+        answer = await _ask_until(harness, "ragLsp/completionContext", params,
+                                  lambda a: any(s["source"] == "server" for s in a["snippets"]))
+        served = [s for s in answer["snippets"] if s["source"] == "server"]
+        assert [(s["path"], s["qualname"]) for s in served] == [("scripts/limits/rate_limiter.py", "Limiter")]
+        assert served[0]["why"] == ["the type of `limiter` at the cursor (pyright)"]
+        assert answer["snippets"][0] == served[0]
+        await harness.stop()
+    run(scenario())

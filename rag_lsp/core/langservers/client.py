@@ -412,6 +412,9 @@ class LanguageServerClient:
         context = {"context": {"includeDeclaration": include_declaration}}
         return self._locations("textDocument/references", path, line, character, timeout, context)
 
+    def type_definition(self, path: str, line: int, character: int, timeout: float) -> list[Place]:
+        return self._locations("textDocument/typeDefinition", path, line, character, timeout)
+
     def implementation(self, path: str, line: int, character: int, timeout: float) -> list[Place]:
         return self._locations("textDocument/implementation", path, line, character, timeout)
 
@@ -612,6 +615,7 @@ class LanguageServerClient:
                 "textDocument": {
                     "synchronization": {"dynamicRegistration": False, "didSave": False},
                     "definition": {"linkSupport": True},
+                    "typeDefinition": {"linkSupport": True},
                     "references": {},
                     "implementation": {"linkSupport": True},
                     "documentSymbol": {"hierarchicalDocumentSymbolSupport": True, "symbolKind": _SYMBOL_KINDS},

@@ -328,16 +328,21 @@ class CompositeSymbolProvider:
         return found
 
     def _definition_at(self, place: Place, name: str | None) -> Definition:
-        """The indexed definition a server's place falls in (its full extent), else one made from the place."""
-        inside = [d for d in self._patterns.definitions_in(place.path)
-                  if d.start_line <= place.start_line <= d.end_line and (name is None or d.name == name)]
-        if inside:
-            return max(inside, key=lambda d: (d.start_line, -d.end_line))
-        symbol = _symbol_name(place.name) or name or "?"
-        return Definition(name=symbol, qualname=f"{place.container}.{symbol}" if place.container else symbol,
-                          kind=place.kind or "symbol", path=place.path, start_line=place.start_line,
-                          end_line=max(place.end_line, place.start_line), start_byte=0, end_byte=0,
-                          container=place.container)
+        return definition_at(self._patterns.definitions_in(place.path), place, name)
+
+
+def definition_at(definitions: list[Definition], place: Place, name: str | None = None) -> Definition:
+    """The indexed definition (of ``definitions``, its file's) a server's place falls in, with its full extent;
+    else one made from the place: a server may know a definition the patterns do not."""
+    inside = [d for d in definitions
+              if d.start_line <= place.start_line <= d.end_line and (name is None or d.name == name)]
+    if inside:
+        return max(inside, key=lambda d: (d.start_line, -d.end_line))
+    symbol = _symbol_name(place.name) or name or "?"
+    return Definition(name=symbol, qualname=f"{place.container}.{symbol}" if place.container else symbol,
+                      kind=place.kind or "symbol", path=place.path, start_line=place.start_line,
+                      end_line=max(place.end_line, place.start_line), start_byte=0, end_byte=0,
+                      container=place.container)
 
 
 def name_position(text: str, definition: Definition) -> tuple[int, int] | None:
