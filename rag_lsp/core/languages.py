@@ -39,6 +39,8 @@ class LanguageSpec:
     # Definition kinds whose member functions are methods; a function in a
     # namespace or (most languages') module stays a function.
     method_owners: frozenset[str] = DEFAULT_METHOD_OWNERS
+    # Languages whose code uses each other's definitions share a family (JavaScript and TypeScript).
+    family: str = ""
 
     @property
     def has_grammar(self) -> bool:
@@ -60,9 +62,16 @@ def all_languages() -> dict[str, LanguageSpec]:
             comments=frozenset(entry.get("comments", ())),
             wrappers=frozenset(entry.get("wrappers", ())),
             method_owners=frozenset(entry.get("method_owners", DEFAULT_METHOD_OWNERS)),
+            family=entry.get("family", name),
         )
         for name, entry in raw.items()
     }
+
+
+def same_family(path: str, other: str) -> bool:
+    """Whether code in ``path`` may use definitions of ``other`` (same language, or one family of them)."""
+    first, second = language_for_path(path), language_for_path(other)
+    return first == second or spec(first).family == spec(second).family
 
 
 @cache

@@ -40,6 +40,7 @@ FILES = {
         "    return limiter.allow('k')\n"
     ),
     "web/limits.ts": "export class RateLimiter {\n  allow(key: string): boolean {\n    return true;\n  }\n}\n",
+    "web/use.tsx": "import { RateLimiter } from './limits';\nexport const ok = new RateLimiter().allow('k');\n",
 }
 
 
@@ -192,11 +193,14 @@ def test_references_come_from_the_server_for_the_definition_it_was_asked_about(i
     assert python.calls[-1][:4] == ("references", "app/limits.py", 3, 8)
 
 
-def test_references_without_a_server_are_the_uses_of_the_name(index):
+def test_references_without_a_server_are_the_uses_of_the_name_in_its_language_family(index):
     provider = composite(index, Pool({}))
-    definition = next(d for d in provider.definitions("allow") if d.path == "app/limits.py")
-    assert set(provider.references(definition)) == {"app/jobs.py"}
-    assert provider.reference_source(definition) == PATTERNS
+    python = next(d for d in provider.definitions("allow") if d.path == "app/limits.py")
+    assert set(provider.references(python)) == {"app/jobs.py"}
+    assert provider.reference_source(python) == PATTERNS
+    # TSX code calls TypeScript definitions (one family); neither calls Python's.
+    typescript = next(d for d in provider.definitions("allow") if d.path == "web/limits.ts")
+    assert set(provider.references(typescript)) == {"web/use.tsx"}
 
 
 def test_implementations_need_a_server_and_say_why_without_one(index):

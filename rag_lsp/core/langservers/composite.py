@@ -129,13 +129,7 @@ class CompositeSymbolProvider:
         if key not in self._cache:
             self._cache[key] = self._server_references(definition)
         answered = self._cache[key]
-        if answered is None:
-            # Without a server, the uses of the name in the definition's own language (and its family:
-            # JavaScript with TypeScript, C with C++) — a Python method is not called from Go.
-            related = self._related(languages.language_for_path(definition.path) or "")
-            return {path: uses for path, uses in self._patterns.uses(definition.name).items()
-                    if languages.language_for_path(path) in related}
-        return answered
+        return self._patterns.references(definition) if answered is None else answered
 
     def implementations(self, definition: Definition) -> list[Definition]:
         """Definitions implementing an interface, class or method; raises NeedsServer when no server can tell."""
@@ -169,11 +163,6 @@ class CompositeSymbolProvider:
                     self._sources[(item.path, item.start_line, item.name)] = client.spec.name
                 return found
         return self._patterns.definitions_in(path)
-
-    def _related(self, language: str) -> set[str]:
-        """The languages that can use each other's definitions: those one server serves together."""
-        client = self._pool.client_for(language) if self._pool is not None else None
-        return set(client.spec.languages) if client is not None and not isinstance(client, str) else {language}
 
     def source_of(self, definition: Definition) -> str:
         """Which source answered a definition: a server's name, or ``tree-sitter``."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Protocol
 
+from rag_lsp.core import languages
 from rag_lsp.core.index import Index
 from rag_lsp.core.model import Definition, Reference
 
@@ -83,7 +84,9 @@ class IndexSymbolProvider:
         return self._tables.uses(name)
 
     def references(self, definition: Definition) -> dict[str, list[Reference]]:
-        return self._tables.uses(definition.name)
+        # Every use of the name in code that can see the definition: a Python method is not called from Go.
+        return {path: uses for path, uses in self._tables.uses(definition.name).items()
+                if languages.same_family(path, definition.path)}
 
     def implementations(self, definition: Definition) -> list[Definition]:
         # Patterns see names, not types: "implements" by name alone would be a guess.
