@@ -558,9 +558,13 @@ class Session:
         root, rel = located
         with root.index.lock:
             definition = next((d for d in root.index.symbols.in_file(rel) if d.qualname == qualname), None)
-            provider = self._provider(root, max_calls=1) if definition else None
-            found = provider.references(definition) if provider else root.index.references
-            source = provider.reference_source(definition) if provider else PATTERNS
+            found: dict = {}
+            source = PATTERNS
+            if definition is not None:
+                symbols = (self._provider(root, max_calls=1)
+                           or IndexSymbolProvider(root.index, workspace_tables(root.index)))
+                found = symbols.references(definition)
+                source = symbols.reference_source(definition)
             references = 0
             test_files = set()
             for ref_path, refs in found.items():
