@@ -41,10 +41,8 @@ from localize_bench import DEFAULT_CASES, MRR_DEPTH, RANK_LIMIT, _gold_rank, _tr
 from rag_lsp.core import languages
 from rag_lsp.core.fusion import FusionRanker
 from rag_lsp.core.index import Index
-from rag_lsp.core.langservers.client import ServerCallError, ServerUnavailable
 from rag_lsp.core.langservers.composite import CompositeSymbolProvider
 from rag_lsp.core.langservers.pool import ServerPool
-from rag_lsp.core.langservers.spec import language_id
 from rag_lsp.core.query import parse_query
 from rag_lsp.core.strategies.provider import IndexSymbolProvider
 from rag_lsp.core.strategies.workspace import workspace_tables
@@ -96,27 +94,18 @@ def _rank(index: Index, text: str, pool: ServerPool | None) -> tuple[list[str], 
 
 
 def _warm(pool: ServerPool, index: Index, wanted: list[str], texts: list[str]) -> dict[str, str]:
-    """Start each language's server, wait until ready, and ask every question once (loads the projects)."""
+    """Start each language's server, let it load its project, and ask every question once."""
+    files = {}
+    for path in sorted(index.files):
+        language = languages.language_for_path(path)
+        if language in wanted and language not in files:
+            files[language] = (path, _read(index.root / path) or "")
+    pool.warm(files, WARM_UP_SECONDS)
     states = {}
     for language in wanted:
         client = pool.client_for(language)
-        if isinstance(client, str):
-            states[language] = client
-            continue
-        client.ensure_started()
-        client.wait_ready(WARM_UP_SECONDS)
-        states[language] = f"{client.spec.name} {client.status().get('version')}: {client.state}"
-        # One slow query with a long timeout lets the server load its whole project.
-        first = next((p for p in sorted(index.files) if languages.language_for_path(p) == language), None)
-        try:
-            if first is not None:
-                client.sync(first, _read(index.root / first) or "", language_id(language, first))
-            # As the client's own warm-up does: query until the server has loaded its project and answers.
-            deadline = time.monotonic() + WARM_UP_SECONDS
-            while not client.workspace_symbols("e", timeout=WARM_UP_SECONDS) and time.monotonic() < deadline:
-                time.sleep(0.5)
-        except (ServerCallError, ServerUnavailable) as exc:
-            states[language] += f" (warm-up failed: {exc})"
+        states[language] = client if isinstance(client, str) else \
+            f"{client.spec.name} {client.status().get('version')}: {client.state}"
     for text in texts:
         _rank(index, text, pool)
     return states

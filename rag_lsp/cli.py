@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from rag_lsp import __version__
+from rag_lsp.core import languages
 from rag_lsp.core.config import Settings, SettingsError, apply_settings, load_operator_file
 from rag_lsp.core.context import DEFAULT_BUDGET_TOKENS, DEFAULT_TOP_K, ContextRequest, build_context
 from rag_lsp.core.index import Index, IndexStats
@@ -180,10 +181,14 @@ def _context(args: argparse.Namespace) -> int:
     stats = index.refresh()
     servers = _servers(args.root) if args.language_servers else None
     try:
-        provider = servers and CompositeSymbolProvider(
-            IndexSymbolProvider(index, workspace_tables(index)), servers,
-            lambda rel: _read_text(index.root / rel) if rel in index.files else None,
-            timeout=SERVER_START_SECONDS, wait_for_start=SERVER_START_SECONDS)
+        def text_of(rel: str) -> str | None:
+            return _read_text(index.root / rel) if rel in index.files else None
+
+        if servers:
+            # Started and loaded before the question, so that ranking (3 s at most) never waits for them.
+            servers.warm(_one_file_per_language(index, text_of), SERVER_START_SECONDS)
+        provider = servers and CompositeSymbolProvider(IndexSymbolProvider(index, workspace_tables(index)),
+                                                       servers, text_of)
         result = build_context(index, ContextRequest(query, args.top_k, args.budget_tokens), provider=provider)
     finally:
         if servers:
@@ -207,6 +212,16 @@ def _servers(root: Path) -> ServerPool:
     except SettingsError as exc:
         raise CliError(str(exc), EXIT_USAGE) from None
     return ServerPool(root.resolve(), settings.language_servers)
+
+
+def _one_file_per_language(index: Index, text_of) -> dict[str, tuple[str, str]]:
+    """The first readable file of each language of the index, in path order."""
+    files: dict[str, tuple[str, str]] = {}
+    for path in sorted(index.files):
+        language = languages.language_for_path(path)
+        if language not in files and (text := text_of(path)) is not None:
+            files[language] = (path, text)
+    return files
 
 
 def _read_text(path: Path) -> str | None:

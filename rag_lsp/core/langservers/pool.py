@@ -9,12 +9,16 @@ typescript-language-server, C and C++ one clangd.
 
 from __future__ import annotations
 
+import logging
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
-from rag_lsp.core.langservers.client import LanguageServerClient
-from rag_lsp.core.langservers.spec import ServerSpec, Unserved, plan_servers
+from rag_lsp.core.langservers.client import LanguageServerClient, ServerCallError, ServerUnavailable
+from rag_lsp.core.langservers.spec import ServerSpec, Unserved, language_id, plan_servers
+
+log = logging.getLogger("rag_lsp.langservers")
 
 
 class ServerPool:
@@ -51,6 +55,30 @@ class ServerPool:
             client = LanguageServerClient(entry, self.root, start_timeout=self._start_timeout, **self._client_options)
             self._clients.append(client)
             return client
+
+    def warm(self, files: dict[str, tuple[str, str]], seconds: float) -> None:
+        """Start the servers of some languages and let each load its project, for one-shot callers.
+
+        ``files`` maps a language to one of its files (path, text): it is opened in the server (tsserver
+        knows only the projects of open files) and one workspace-symbol query is asked until it has answers,
+        all within ``seconds``. The editor never does this: its questions do not wait for a server.
+        """
+        deadline = time.monotonic() + seconds
+        clients = {}
+        for language, opened in sorted(files.items()):
+            client = self.client_for(language)
+            if not isinstance(client, str):
+                client.ensure_started()
+                clients.setdefault(client.spec.name, (client, language, opened))
+        for client, language, (path, text) in clients.values():
+            if not client.wait_ready(max(0.0, deadline - time.monotonic())):
+                continue
+            try:
+                client.sync(path, text, language_id(language, path))
+                while (left := deadline - time.monotonic()) > 0 and not client.workspace_symbols("e", left):
+                    time.sleep(0.2)
+            except (ServerUnavailable, ServerCallError) as exc:
+                log.info("%s did not warm up: %s", client.spec.name, exc)
 
     def clients(self) -> list[LanguageServerClient]:
         """The clients created so far, in creation order (after ``stop()``, the stopped ones)."""
