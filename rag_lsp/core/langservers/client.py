@@ -575,6 +575,8 @@ class LanguageServerClient:
             self._version = version if isinstance(version, str) else None
             self._timeouts = 0
             self._documents.clear()
+            # Set with the state, so that no caller woken by "ready" asks before the warm-up has begun.
+            self.warming = bool(self.spec.warm_up and capabilities.get("workspaceSymbolProvider"))
             self._state = "ready"
             self._changed.notify_all()
         log.debug("%s: ready (version %s, %s positions)", self.spec.name, self._version, self._encoding)
@@ -588,9 +590,8 @@ class LanguageServerClient:
         ``initialize``), then takes seconds to answer its first real query on a large tree, well over the
         per-call timeout; afterwards a query takes ~0.2 s. "e" matches some symbol in any project.
         """
-        if not self.spec.warm_up or not self._capabilities.get("workspaceSymbolProvider"):
+        if not self.warming:
             return
-        self.warming = True
         deadline = time.monotonic() + WARM_UP_SECONDS
         try:
             while (left := deadline - time.monotonic()) > 0:

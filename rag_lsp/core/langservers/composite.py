@@ -20,6 +20,8 @@ The rules, from issue 5 and written down in docs/architecture.md:
   answer; the patterns' answer stands for its languages.
 - Every definition remembers its source, so strategies can weigh a server's
   answer above a pattern's and the answer can say which one it was.
+- An empty answer (no definition, no reference) is not trusted over the
+  patterns: servers answer ``[]`` while they load, and it looks final.
 - Implementations need types: without a server, ``implementations`` raises
   ``NeedsServer`` with the reason instead of guessing.
 """
@@ -116,6 +118,9 @@ class CompositeSymbolProvider:
     def definitions_in(self, path: str) -> list[Definition]:
         # Strategies ask this for every finding; the patterns answer it exactly and for free.
         return self._patterns.definitions_in(path)
+
+    def import_lines(self, path: str) -> frozenset[int]:
+        return self._patterns.import_lines(path)
 
     def uses(self, name: str) -> dict[str, list[Reference]]:
         # Uses of a bare name are weak evidence over many files: the patterns' table, not a server call each.
@@ -307,11 +312,18 @@ class CompositeSymbolProvider:
         if client is None:
             return None
         places = self._at_name(client, definition, client.references)
-        if places is None:
+        if not places:
+            # Servers answer [] while they load (pyright until it has its configuration), and such an answer
+            # looks final: an empty one is not trusted over the patterns, as for definitions.
             return None
         self._reference_sources[(definition.path, definition.start_line, definition.name)] = client.spec.name
         found: dict[str, list[Reference]] = {}
+        imports: dict[str, frozenset[int]] = {}
         for place in sorted(places, key=lambda p: (p.path, p.start_line)):
+            # Servers count `from m import X` as a reference; a use is what the patterns count too, so a lens
+            # does not change its number when the server warms up.
+            if place.start_line in imports.setdefault(place.path, self._patterns.import_lines(place.path)):
+                continue
             found.setdefault(place.path, []).append(Reference(definition.name, place.path, place.start_line,
                                                               "reference"))
         return found

@@ -42,7 +42,11 @@ class SymbolProvider(Protocol):
         """Uses of a bare name, by file."""
 
     def references(self, definition: Definition) -> dict[str, list[Reference]]:
-        """Uses of one definition, by file (a type-aware server tells them apart from namesakes)."""
+        """Uses of one definition, by file (a type-aware server tells them apart from namesakes); import
+        statements are not uses."""
+
+    def import_lines(self, path: str) -> frozenset[int]:
+        """The lines of a file where an import statement starts."""
 
     def implementations(self, definition: Definition) -> list[Definition]:
         """What implements an interface, class or method; raises NeedsServer when no server can tell."""
@@ -87,6 +91,9 @@ class IndexSymbolProvider:
         # Every use of the name in code that can see the definition: a Python method is not called from Go.
         return {path: uses for path, uses in self._tables.uses(definition.name).items()
                 if languages.same_family(path, definition.path)}
+
+    def import_lines(self, path: str) -> frozenset[int]:
+        return frozenset(found.line for found in self._index.imports.get(path, ()))
 
     def implementations(self, definition: Definition) -> list[Definition]:
         # Patterns see names, not types: "implements" by name alone would be a guess.
