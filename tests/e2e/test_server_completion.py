@@ -41,6 +41,10 @@ def position(line: int, character: int) -> dict:
 
 # A busy test machine must not turn an answer into a partial one.
 SLACK = {"timeBudgetMs": 5000}
+# These tests are about what names and imports give; a real server's part (and that an answer made while it
+# starts is not cached) is tested in test_server_langservers.py.
+NO_LANGUAGE_SERVERS = {"languageServers": {language: {"enabled": False}
+                                           for language in ("python", "javascript", "typescript", "tsx")}}
 
 
 def test_completion_context_over_stdio(tmp_path):
@@ -48,7 +52,7 @@ def test_completion_context_over_stdio(tmp_path):
 
     async def scenario() -> None:
         harness = Harness(tmp_path / "cache", tmp_path / "server.log")
-        await harness.start([root])
+        await harness.start([root], options=NO_LANGUAGE_SERVERS)
         await harness.wait_indexed()
 
         # A call being typed in an unsaved buffer, through a relative import with an alias.
