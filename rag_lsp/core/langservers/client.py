@@ -66,6 +66,8 @@ HUNG_SILENCE = 10.0
 # After initialize, one query with this long a timeout lets a server load its project before questions come.
 WARM_UP_SECONDS = 60.0
 WARM_UP_PAUSE = 0.5
+# How long a crashed server's exit status is waited for before its process group is killed.
+EXIT_STATUS_WAIT = 0.2
 STOP_GRACE = 1.0
 # Files larger than this are not read from disk to convert result positions;
 # their characters stay in the server's encoding.
@@ -687,8 +689,13 @@ class LanguageServerClient:
                 return
             self._crashing = generation
             process, conn = self._process, self._conn
-        exited = process.poll() if process is not None else None
+        exited = None
         if process is not None:
+            # A server that closed its output is usually exiting: its exit status says why (a signal, a code).
+            try:
+                exited = process.wait(timeout=EXIT_STATUS_WAIT)
+            except subprocess.TimeoutExpired:
+                exited = None
             _kill_group(process)
         tail: list[str] = []
         if conn is not None:

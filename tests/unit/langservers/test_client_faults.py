@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import signal
+import threading
+import time
 
 import pytest
 from .lsp_helpers import fake_spec, process_alive, ready, wait_until
@@ -158,6 +161,18 @@ def test_a_crash_during_a_call_fails_it_and_keeps_the_stderr_tail(make_client):
     assert wait_until(lambda: client.state == "restarting")
     last_error = client.status()["last_error"]
     assert "fake: boom on textDocument/definition" in last_error and "\n" not in last_error
+
+
+def test_a_server_killed_mid_request_fails_the_call_at_once(make_client):
+    client = ready(make_client("hang-requests"))
+    pid = client.status()["pid"]
+    started = time.monotonic()
+    # The call waits for an answer that never comes; the kill, not the 10 s timeout, must end it.
+    threading.Timer(0.3, os.kill, (pid, signal.SIGKILL)).start()
+    error = call_error(lambda: client.hover("a.py", 1, 0, 10.0))
+    assert error.kind == "crashed" and time.monotonic() - started < 5.0
+    assert wait_until(lambda: client.state == "restarting")
+    assert "killed by signal 9" in client.status()["last_error"]
 
 
 def test_unparseable_output_is_a_crash(make_client):
