@@ -47,6 +47,25 @@ def test_malformed_context_params_get_a_clear_error(ledger_root, tmp_path, param
     run(scenario())
 
 
+@pytest.mark.parametrize("params, message", [
+    (None, "'symbol' must be a non-empty name"),
+    ({"symbol": "   "}, "'symbol' must be a non-empty name"),
+    ({"symbol": "x" * 501}, "at most 500 characters"),
+    ({"symbol": "post", "what": "callers"}, "'what' must be one of definitions, references"),
+    ({"what": "documentSymbols"}, "'documentSymbols' needs 'textDocument'"),
+    ({"symbol": "post", "textDocument": {"uri": "http://example.com/x.py"}}, "only file: URIs"),
+])
+def test_malformed_lookup_params_get_a_clear_error(ledger_root, tmp_path, params, message):
+    async def scenario() -> None:
+        harness = await started(ledger_root, tmp_path)
+        with pytest.raises(JsonRpcInvalidParams, match=message):
+            await harness.request("ragLsp/lookup", params)
+        assert (await harness.request("ragLsp/lookup", {"symbol": "Ledger.post"})).items
+        assert await harness.stop() == 0
+
+    run(scenario())
+
+
 def test_bad_documents_and_edits_never_crash_the_server(ledger_root, tmp_path):
     async def scenario() -> None:
         harness = await started(ledger_root, tmp_path)
