@@ -16,7 +16,7 @@ project loaded), which is the editor's steady state; the first question
 after a start is answered by the patterns (the server is "starting") and is
 not timed. Each timed question is asked through a fresh
 ``CompositeSymbolProvider`` with the product defaults (1.5 s per call, 4
-calls per question).
+calls and 500 ms of server time per question).
 
 Run: .venv/bin/python bench/langserver_bench.py [--repos-dir /tmp/rag-bench] [--cases N]
      (PATH must reach pyright-langserver and typescript-language-server:
@@ -39,6 +39,7 @@ from common import percentile
 from localize_bench import DEFAULT_CASES, MRR_DEPTH, RANK_LIMIT, _gold_rank, _tree
 
 from rag_lsp.core import languages
+from rag_lsp.core.config import Settings
 from rag_lsp.core.fusion import FusionRanker
 from rag_lsp.core.index import Index
 from rag_lsp.core.langservers.composite import CompositeSymbolProvider
@@ -72,8 +73,13 @@ def main() -> None:
 
 def _provider(index: Index, pool: ServerPool | None) -> CompositeSymbolProvider:
     """A question's provider with the product defaults (a fresh one per question, as the session does)."""
+    defaults = Settings()
     return CompositeSymbolProvider(IndexSymbolProvider(index, workspace_tables(index)), pool,
-                                   lambda rel: _read(index.root / rel), deadline=time.monotonic() + 3.0)
+                                   lambda rel: _read(index.root / rel),
+                                   timeout=defaults.language_server_timeout_ms / 1000,
+                                   max_calls=defaults.language_server_calls,
+                                   budget=defaults.language_server_budget_ms / 1000,
+                                   deadline=time.monotonic() + 3.0)
 
 
 def _read(path: Path) -> str | None:

@@ -179,7 +179,7 @@ def _context(args: argparse.Namespace) -> int:
     query = _read_query(args)
     index = _open_index(args.root, args)
     stats = index.refresh()
-    servers = _servers(args.root) if args.language_servers else None
+    servers, settings = _servers(args.root) if args.language_servers else (None, None)
     try:
         def text_of(rel: str) -> str | None:
             return _read_text(index.root / rel) if rel in index.files else None
@@ -187,8 +187,10 @@ def _context(args: argparse.Namespace) -> int:
         if servers:
             # Started and loaded before the question, so that ranking (3 s at most) never waits for them.
             servers.warm(_one_file_per_language(index, text_of), SERVER_START_SECONDS)
-        provider = servers and CompositeSymbolProvider(IndexSymbolProvider(index, workspace_tables(index)),
-                                                       servers, text_of)
+        provider = servers and CompositeSymbolProvider(
+            IndexSymbolProvider(index, workspace_tables(index)), servers, text_of,
+            timeout=settings.language_server_timeout_ms / 1000, max_calls=settings.language_server_calls,
+            budget=settings.language_server_budget_ms / 1000)
         result = build_context(index, ContextRequest(query, args.top_k, args.budget_tokens), provider=provider)
     finally:
         if servers:
@@ -205,13 +207,13 @@ def _context(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _servers(root: Path) -> ServerPool:
-    """The root's language servers as its operator file configures them."""
+def _servers(root: Path) -> tuple[ServerPool, Settings]:
+    """The root's language servers as its operator file configures them, and its settings."""
     try:
-        settings, _ = apply_settings(Settings(), load_operator_file(root))
+        settings, _ = apply_settings(Settings(), load_operator_file(root), overlay=True)
     except SettingsError as exc:
         raise CliError(str(exc), EXIT_USAGE) from None
-    return ServerPool(root.resolve(), settings.language_servers)
+    return ServerPool(root.resolve(), settings.language_servers), settings
 
 
 def _one_file_per_language(index: Index, text_of) -> dict[str, tuple[str, str]]:

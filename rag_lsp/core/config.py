@@ -41,6 +41,8 @@ class Settings:
     language_servers: dict[str, dict] = field(default_factory=dict)
     language_server_timeout_ms: int = 1500
     language_server_calls: int = 4
+    # All server calls of one question together; when spent, the patterns answer the rest.
+    language_server_budget_ms: int = 500
 
     def disabled_languages(self) -> frozenset[str]:
         return frozenset(name for name, enabled in self.languages.items() if not enabled)
@@ -57,6 +59,7 @@ class Settings:
                                 for language, server in self.language_servers.items()},
             "languageServerTimeoutMs": self.language_server_timeout_ms,
             "languageServerCalls": self.language_server_calls,
+            "languageServerBudgetMs": self.language_server_budget_ms,
         }
 
 
@@ -195,4 +198,5 @@ _VALIDATORS = {
     "language_servers": _language_servers,
     "language_server_timeout_ms": lambda key, value: _positive_int(key, value, 60_000),
     "language_server_calls": lambda key, value: _positive_int(key, value, 50),
+    "language_server_budget_ms": lambda key, value: _positive_int(key, value, 60_000),
 }

@@ -405,19 +405,24 @@ class Session:
             merged["indexing"] = self.indexing.to_dict()
         return merged
 
-    def _provider(self, root: _Root, max_calls: int | None = None) -> CompositeSymbolProvider | None:
-        """A symbol provider for one question on one root: its language servers composed with the patterns."""
+    def _provider(self, root: _Root, max_calls: int | None = None, questions: int = 1
+                  ) -> CompositeSymbolProvider | None:
+        """A symbol provider for one question on one root: its language servers composed with the patterns.
+
+        ``questions`` scales the server-time budget for a caller that asks several things at once (a lookup
+        follows several definitions)."""
         if root.servers is None:
             return None
         settings = root.settings
         # A one-shot question starts its servers cold: their first answers (loading the project) take seconds.
         timeout = max(settings.language_server_timeout_ms / 1000, self.wait_for_servers)
         deadline = time.monotonic() + max(Budget().seconds, self.wait_for_servers)
+        budget = max(settings.language_server_budget_ms / 1000 * questions, self.wait_for_servers)
         return CompositeSymbolProvider(
             IndexSymbolProvider(root.index, workspace_tables(root.index)), root.servers,
             lambda rel, root=root: self._text_of(root, rel), timeout=timeout,
             max_calls=settings.language_server_calls if max_calls is None else max(0, max_calls),
-            deadline=deadline, wait_for_start=self.wait_for_servers,
+            budget=budget, deadline=deadline, wait_for_start=self.wait_for_servers,
             open_paths=lambda root=root: self._open_paths(root))
 
     def _open_paths(self, root: _Root) -> list[str]:
@@ -458,7 +463,8 @@ class Session:
         for root_path, root in roots:
             # A lookup follows up to LOOKUP_DEFINITIONS definitions, each worth a question's call budget.
             calls = root.settings.language_server_calls * LOOKUP_DEFINITIONS
-            provider = self._provider(root, calls) or IndexSymbolProvider(root.index, workspace_tables(root.index))
+            provider = (self._provider(root, calls, LOOKUP_DEFINITIONS)
+                        or IndexSymbolProvider(root.index, workspace_tables(root.index)))
             rel = self.locate(path)[1] if what == "documentSymbols" and path else None
             with root.index.lock:
                 try:

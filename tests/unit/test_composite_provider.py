@@ -183,6 +183,25 @@ def test_the_timeout_is_the_smaller_of_the_setting_and_the_time_left(index):
     assert provider.notes()[0]["skipped"] == "the retrieval's time budget was spent"
 
 
+def test_all_calls_of_a_question_share_a_time_budget(index):
+    now = [0.0]
+
+    class Slow(StandIn):
+        def _answer(self, method, *args, timeout):
+            # Each call takes 0.2 s of server time, or its whole timeout if that is shorter.
+            now[0] += min(0.2, timeout)
+            super()._answer(method, *args, timeout=timeout)
+
+    python = Slow("pyright", ("python",))
+    provider = composite(index, Pool({"python": python}), budget=0.3, clock=lambda: now[0])
+    provider.definitions("allow")
+    provider.definitions("RateLimiter")
+    provider.definitions("Door")
+    # The second call got only what was left of the budget; the third was not made.
+    assert [round(call[-1], 2) for call in python.calls] == [0.3, 0.1]
+    assert provider.notes()[0]["skipped"] == "the budget of 300 ms of server time per retrieval was spent"
+
+
 def test_references_come_from_the_server_for_the_definition_it_was_asked_about(index):
     python = StandIn("pyright", ("python",))
     provider = composite(index, Pool({"python": python}))

@@ -43,6 +43,7 @@ test("server settings' defaults in the manifest are the ones sent when unset", (
   }
   assert.deepEqual([properties["ragLsp.languageServerTimeoutMs"].minimum, properties["ragLsp.languageServerTimeoutMs"].maximum], [1, 60000]);
   assert.deepEqual([properties["ragLsp.languageServerCalls"].minimum, properties["ragLsp.languageServerCalls"].maximum], [1, 50]);
+  assert.deepEqual([properties["ragLsp.languageServerBudgetMs"].minimum, properties["ragLsp.languageServerBudgetMs"].maximum], [1, 60000]);
 });
 
 test("languageServers is keyed by the server's language names, each {command, args, initializationOptions, enabled}", () => {

@@ -19,6 +19,7 @@ test("every server setting is sent, with its default when unset", () => {
     languageServers: {},
     languageServerTimeoutMs: 1500,
     languageServerCalls: 4,
+    languageServerBudgetMs: 500,
   });
   const sent = settings.serverSettings(reader({
     budgetTokens: 2000,
@@ -30,6 +31,7 @@ test("every server setting is sent, with its default when unset", () => {
     languageServers: { go: { enabled: false } },
     languageServerTimeoutMs: 300,
     languageServerCalls: 2,
+    languageServerBudgetMs: 800,
     "server.command": "/x/rag-lsp",
     "trace.server": "verbose",
   }));
@@ -43,6 +45,7 @@ test("every server setting is sent, with its default when unset", () => {
     languageServers: { go: { enabled: false } },
     languageServerTimeoutMs: 300,
     languageServerCalls: 2,
+    languageServerBudgetMs: 800,
   });
 });
 

@@ -17,7 +17,9 @@ The rules, from issue 5 and written down in docs/architecture.md:
 - A server that is missing, still starting, restarting, down, slow (over the
   per-call timeout), or that answers with an error or malformed data is
   skipped for the rest of the retrieval, and the reason is kept for the
-  answer; the patterns' answer stands for its languages.
+  answer; the patterns' answer stands for its languages. All calls of one
+  question together get a time budget too (500 ms by default): a warm
+  server answers well within it, and a busy one costs at most that.
 - Every definition remembers its source, so strategies can weigh a server's
   answer above a pattern's and the answer can say which one it was.
 - An empty answer (no definition, no reference) is not trusted over the
@@ -75,7 +77,8 @@ class CompositeSymbolProvider:
     """
 
     def __init__(self, patterns: SymbolProvider, pool: ServerPool | None, text_of: Callable[[str], str | None], *,
-                 timeout: float = 1.5, max_calls: int = 4, deadline: float | None = None,
+                 timeout: float = 1.5, max_calls: int = 4, budget: float | None = None,
+                 deadline: float | None = None,
                  wait_for_start: float = 0.0, open_paths: Callable[[], list[str]] = list,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self._patterns = patterns
@@ -83,6 +86,9 @@ class CompositeSymbolProvider:
         self._text_of = text_of
         self._timeout = timeout
         self._max_calls = max_calls
+        # Seconds all server calls of this question may take together (None: only the deadline bounds them).
+        self._budget = budget
+        self._spent = 0.0
         self._deadline = deadline
         self._clock = clock
         # A one-shot caller (the command line, an explicit lookup) may wait this long for a server to start;
@@ -214,6 +220,8 @@ class CompositeSymbolProvider:
             reason = "loading its project"
         elif self.calls >= self._max_calls:
             reason = f"the budget of {self._max_calls} server calls per retrieval was spent"
+        elif self._budget is not None and self._budget - self._spent < MIN_CALL_SECONDS:
+            reason = f"the budget of {self._budget * 1000:.0f} ms of server time per retrieval was spent"
         elif self._seconds_left() < MIN_CALL_SECONDS:
             reason = "the retrieval's time budget was spent"
         if reason is None:
@@ -247,15 +255,19 @@ class CompositeSymbolProvider:
         note = self._notes[client.spec.name]
         self.calls += 1
         note.calls += 1
-        timeout = max(MIN_CALL_SECONDS, min(self._timeout, self._seconds_left()))
+        left = self._seconds_left() if self._budget is None else min(self._seconds_left(), self._budget - self._spent)
+        timeout = max(MIN_CALL_SECONDS, min(self._timeout, left))
+        started = self._clock()
         try:
             answer = method(*args, timeout=timeout)
         except (ServerUnavailable, ServerCallError) as exc:
+            self._spent += self._clock() - started
             kind = getattr(exc, "kind", None)
             note.skipped = f"{kind}: {exc}" if kind else str(exc)
             note.state = client.state
             self._failed.add(client.spec.name)
             return None
+        self._spent += self._clock() - started
         note.answered += 1
         return answer
 

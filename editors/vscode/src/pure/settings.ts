@@ -17,6 +17,7 @@ export const SERVER_SETTING_KEYS = [
   "languageServers",
   "languageServerTimeoutMs",
   "languageServerCalls",
+  "languageServerBudgetMs",
 ] as const;
 
 /** Settings that change how the server is started: a change restarts it instead of being sent to it. */
@@ -32,6 +33,7 @@ const DEFAULTS: Record<string, unknown> = {
   languageServers: {},
   languageServerTimeoutMs: 1500,
   languageServerCalls: 4,
+  languageServerBudgetMs: 500,
 };
 
 /**
