@@ -455,8 +455,12 @@ class Session:
         """
         with self._lock:
             roots = list(self.roots.items())
-        if path is not None and (located := self.locate(path)):
+        located = self.locate(path) if path is not None else None
+        if located is not None:
             roots = [(p, r) for p, r in roots if r is located[0]]
+        elif what == "documentSymbols":
+            return {"symbol": symbol, "what": what, "items": [], "language_servers": [],
+                    "unanswered": f"{path} is outside every workspace folder"}
         items: list[dict] = []
         notes: list[dict] = []
         unanswered: list[str] = []
@@ -465,7 +469,7 @@ class Session:
             calls = root.settings.language_server_calls * LOOKUP_DEFINITIONS
             provider = (self._provider(root, calls, LOOKUP_DEFINITIONS)
                         or IndexSymbolProvider(root.index, workspace_tables(root.index)))
-            rel = self.locate(path)[1] if what == "documentSymbols" and path else None
+            rel = located[1] if located is not None and what == "documentSymbols" else None
             with root.index.lock:
                 try:
                     found = lookup_items(provider, what, symbol, rel)

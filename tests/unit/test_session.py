@@ -124,3 +124,13 @@ def test_test_paths():
     assert all(map(is_test_path, ["tests/a.py", "a/test_x.py", "x_test.go", "cart.test.ts", "spec/cart_spec.rb",
                                   "src/test/java/CartTest.java"]))
     assert not any(map(is_test_path, ["app/cart.py", "src/contest.py"]))
+
+
+def test_lookup_of_an_outline_outside_every_root_says_so(ledger_root, tmp_path):
+    session = Session(use_cache=False)
+    session.add_root(ledger_root)
+    session.index_roots()
+    outline = session.lookup("", "documentSymbols", ledger_root / "shop/ledger.py")
+    assert {(i["qualname"], i["source"]) for i in outline["items"]} >= {("Ledger.post", "tree-sitter")}
+    outside = session.lookup("", "documentSymbols", tmp_path / "elsewhere.py")
+    assert outside["items"] == [] and "outside every workspace folder" in outside["unanswered"]
