@@ -33,7 +33,7 @@ from rag_lsp.core.rank import Cancelled
 from rag_lsp.core.strategies.base import Budget
 from rag_lsp.core.strategies.provider import PATTERNS, IndexSymbolProvider, NeedsServer
 from rag_lsp.core.strategies.workspace import workspace_tables
-from rag_lsp.core.walk import is_secret_path, load_bytes, name_skip_reason
+from rag_lsp.core.walk import is_secret_path, load_bytes, name_skip_reason, skip_reason
 
 MAX_WORKSPACE_SYMBOLS = 100
 # Buffers remembered as recently edited (for completion's similar code), open or closed since.
@@ -309,14 +309,20 @@ class Session:
         return was_indexed
 
     def restore_document(self, path: Path, was_indexed: bool) -> None:
-        """After a close: the disk's version (if any, and indexable) is indexed again."""
+        """After a close: the disk's version (if any, and indexable) is indexed again.
+
+        A file that was not indexed before it was opened is indexed now if it has since been saved where the
+        walk would find it (a new file written in the editor); otherwise its buffer's text leaves the index.
+        """
         located = self.locate(path)
         if located is None or path in self.documents:
             return
-        if was_indexed:
+        root, rel = located
+        if was_indexed or skip_reason(root.index.root, rel, extra_ignores=root.settings.ignore,
+                                      max_bytes=root.settings.max_file_bytes) is None:
             self.file_changed(path)
         else:
-            located[0].index.remove_file(located[1])
+            root.index.remove_file(rel)
 
     def open_document(self, path: Path, text: str, version: int, encoding: str = "utf-16") -> str | None:
         """Track and index an opened buffer at once; returns a skip reason when it is not indexed."""

@@ -209,6 +209,14 @@ def walk(
     return _walk_roots([_RootWalk(root, stats, extra, max_bytes) for root in resolved], stats)
 
 
+def skip_reason(root: Path, rel: str, *, extra_ignores: Sequence[str] = (), max_bytes: int = 1 << 20) -> str | None:
+    """Why ``walk`` would leave out one file under ``root`` (a reason of ``SKIP_REASONS``), or None if it
+    would yield it: for a single file that appeared while the editor had it open, without walking the tree.
+    Content rules (binary, encoding) are ``load``'s, as in the walk."""
+    extra = GitIgnoreSpec.from_lines(extra_ignores) if extra_ignores else None
+    return _RootWalk(Path(root).resolve(), WalkStats(), extra, max_bytes).skip_reason(rel)
+
+
 def _resolve_roots(roots: Sequence[Path | str]) -> list[Path]:
     """Resolve and de-duplicate roots; a missing root is the caller's error, not a skip."""
     resolved: list[Path] = []
@@ -269,16 +277,19 @@ class _RootWalk:
 
     def _enter(self, entry: os.DirEntry[str], rel: str, parent: _Dir) -> _Opened | None:
         """Open a subdirectory for walking, or count the one reason it is pruned."""
-        if _is_excluded_dir(entry):
-            reason = "excluded_dir"
-        elif entry.name.startswith(".") and entry.name not in VISIBLE_HIDDEN_DIRS:
-            reason = "hidden"
-        elif self._is_ignored(rel, True, parent.layers):
-            reason = "ignored"
-        else:
+        reason = self._dir_reason(entry.name, entry.path, rel, parent.layers)
+        if reason is None:
             return self._open(_Dir(entry.path, rel, parent.layers), [])
         self.stats.skip(reason, rel)
         return None
+
+    def _dir_reason(self, name: str, path: str, rel: str, layers: _Layers) -> str | None:
+        """The reason to prune a subdirectory, or None to walk it."""
+        if _is_excluded_dir(name, path):
+            return "excluded_dir"
+        if name.startswith(".") and name not in VISIBLE_HIDDEN_DIRS:
+            return "hidden"
+        return "ignored" if self._is_ignored(rel, True, layers) else None
 
     def _open(self, directory: _Dir, inherited_lines: list[str]) -> _Opened | None:
         """List a directory sorted by name bytes and add its ignore files as a new, deeper layer."""
@@ -288,13 +299,36 @@ class _RootWalk:
         except OSError:
             self.stats.skip("unreadable", directory.rel or ".")
             return None
+        return self._layered(directory, inherited_lines), iter(entries)
+
+    def _layered(self, directory: _Dir, inherited_lines: list[str]) -> _Dir:
+        """The directory with its ignore files (and ``inherited_lines``) as a new, deeper layer."""
         lines = list(inherited_lines)
         for name in IGNORE_FILES:
             lines += _read_lines(Path(directory.abs_path, name))
         if lines:
             layer = (directory.rel, _compile(lines))
             directory = _Dir(directory.abs_path, directory.rel, (*directory.layers, layer))
-        return directory, iter(entries)
+        return directory
+
+    def skip_reason(self, rel: str) -> str | None:
+        """Why the walk would leave out the file at ``rel`` (its path and size rules), or None if it would
+        yield it: the rules applied along its path alone, without listing any directory."""
+        parts = rel.split("/")
+        directory = self._layered(_Dir(str(self.root), "", ()), _read_lines(self.root / ".git" / "info" / "exclude"))
+        for depth, name in enumerate(parts[:-1], 1):
+            dir_rel = "/".join(parts[:depth])
+            path = os.path.join(self.root, dir_rel)
+            if reason := self._dir_reason(name, path, dir_rel, directory.layers):
+                return reason
+            directory = self._layered(_Dir(path, dir_rel, directory.layers), [])
+        try:
+            st = os.stat(self.root / rel, follow_symlinks=False)
+        except OSError:
+            return "unreadable"
+        if not stat.S_ISREG(st.st_mode):
+            return "symlink" if stat.S_ISLNK(st.st_mode) else "special_file"
+        return self._file_reason(parts[-1], rel, st.st_size, directory.layers)
 
     def _is_ignored(self, rel: str, is_dir: bool, layers: _Layers) -> bool:
         """Apply git's precedence: configuration, then the deepest ignore file with a matching rule.
@@ -322,13 +356,12 @@ class _RootWalk:
         return reason or ("too_large" if size > self.max_bytes else None)
 
 
-def _is_excluded_dir(entry: os.DirEntry[str]) -> bool:
+def _is_excluded_dir(name: str, path: str) -> bool:
     """Whether a directory holds dependencies, build output, caches or a virtualenv."""
-    name = entry.name
     if name in EXCLUDED_DIR_NAMES or name.endswith(EXCLUDED_DIR_SUFFIXES):
         return True
     # A directory holding pyvenv.cfg is a virtualenv whatever its name.
-    return os.path.isfile(os.path.join(entry.path, "pyvenv.cfg"))
+    return os.path.isfile(os.path.join(path, "pyvenv.cfg"))
 
 
 def _read_lines(path: Path) -> list[str]:

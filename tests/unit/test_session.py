@@ -134,3 +134,23 @@ def test_lookup_of_an_outline_outside_every_root_says_so(ledger_root, tmp_path):
     assert {(i["qualname"], i["source"]) for i in outline["items"]} >= {("Ledger.post", "tree-sitter")}
     outside = session.lookup("", "documentSymbols", tmp_path / "elsewhere.py")
     assert outside["items"] == [] and "outside every workspace folder" in outside["unanswered"]
+
+
+def test_a_new_file_saved_in_the_editor_stays_indexed_after_close(ledger_root):
+    session = session_for(ledger_root)
+    new = ledger_root / "shop/refunds.py"
+    session.open_document(new, "def refund_everything():\n    return 0\n", 1)
+    new.write_text("def refund_everything():\n    return 0\n")
+    session.close_document(new)
+    assert "shop/refunds.py" in session.roots[ledger_root.resolve()].index.files
+    # A draft never saved, and a saved file the walk would leave out, leave the index on close.
+    draft = ledger_root / "shop/draft.py"
+    session.open_document(draft, "x = 1\n", 1)
+    session.close_document(draft)
+    ignored = ledger_root / "node_modules/pkg/saved.py"
+    ignored.parent.mkdir(parents=True)
+    session.open_document(ignored, "y = 2\n", 1)
+    ignored.write_text("y = 2\n")
+    session.close_document(ignored)
+    files = session.roots[ledger_root.resolve()].index.files
+    assert "shop/draft.py" not in files and "node_modules/pkg/saved.py" not in files

@@ -18,6 +18,7 @@ from rag_lsp.core.walk import (
     is_secret_path,
     load,
     load_bytes,
+    skip_reason,
     walk,
 )
 
@@ -520,3 +521,43 @@ def test_module_does_not_import_the_lsp_stack() -> None:
     source = Path(walk_module.__file__).read_text(encoding="utf-8")
     assert "pygls" not in source
     assert "lsprotocol" not in source
+
+
+def test_one_files_skip_reason_agrees_with_the_walk(ws: Path) -> None:
+    """``skip_reason`` applies the walk's path rules to one file without listing directories; for every file of a
+    tree full of rules it must say "keep" exactly for the files the walk yields."""
+    make(ws, {
+        ".gitignore": "*.log\nbuild/\n!keep.log\n/top_only.txt\n",
+        ".ragignore": "generated/**\n",
+        "app/main.py": "x = 1\n",
+        "app/.gitignore": "local.py\n!important.log\n",
+        "app/local.py": "",
+        "app/important.log": "",
+        "app/debug.log": "",
+        "app/top_only.txt": "",
+        "top_only.txt": "",
+        "keep.log": "",
+        "build/out.py": "",
+        "generated/api.py": "",
+        "node_modules/pkg/index.js": "",
+        "env/pyvenv.cfg": "",
+        "env/lib/site.py": "",
+        ".hidden/file.py": "",
+        ".github/workflows/ci.yml": "on: push\n",
+        ".env": "SECRET=1\n",
+        "certs/server.pem": "",
+        "big.txt": "x" * 2000,
+        "package-lock.json": "{}",
+        "vendor/lib.min.js": "",
+        "docs/readme.md": "# hi\n",
+        "extra/skip_me.py": "",
+    })
+    kwargs = {"extra_ignores": ["extra/"], "max_bytes": 1000}
+    walked, _ = paths(ws, **kwargs)
+    every = sorted(p.relative_to(ws).as_posix() for p in ws.rglob("*") if p.is_file())
+    kept = [rel for rel in every if skip_reason(ws, rel, **kwargs) is None]
+    assert kept == walked
+    assert skip_reason(ws, "app/local.py") == "ignored"
+    assert skip_reason(ws, ".env") == "secret"
+    assert skip_reason(ws, "node_modules/pkg/index.js") == "excluded_dir"
+    assert skip_reason(ws, "missing.py") == "unreadable"
