@@ -38,7 +38,6 @@ from pathlib import Path
 from common import percentile
 from localize_bench import DEFAULT_CASES, MRR_DEPTH, RANK_LIMIT, _gold_rank, _tree
 
-from rag_lsp.core import languages
 from rag_lsp.core.config import Settings
 from rag_lsp.core.fusion import FusionRanker
 from rag_lsp.core.index import Index
@@ -101,12 +100,7 @@ def _rank(index: Index, text: str, pool: ServerPool | None) -> tuple[list[str], 
 
 def _warm(pool: ServerPool, index: Index, wanted: list[str], texts: list[str]) -> dict[str, str]:
     """Start each language's server, let it load its project, and ask every question once."""
-    files = {}
-    for path in sorted(index.files):
-        language = languages.language_for_path(path)
-        if language in wanted and language not in files:
-            files[language] = (path, _read(index.root / path) or "")
-    pool.warm(files, WARM_UP_SECONDS)
+    pool.warm(index.files, lambda path: _read(index.root / path), WARM_UP_SECONDS, only=wanted)
     states = {}
     for language in wanted:
         client = pool.client_for(language)

@@ -16,7 +16,6 @@ import sys
 from pathlib import Path
 
 from rag_lsp import __version__
-from rag_lsp.core import languages
 from rag_lsp.core.config import Settings, SettingsError, apply_settings, load_operator_file
 from rag_lsp.core.context import DEFAULT_BUDGET_TOKENS, DEFAULT_TOP_K, ContextRequest, build_context
 from rag_lsp.core.index import Index, IndexStats
@@ -186,7 +185,7 @@ def _context(args: argparse.Namespace) -> int:
 
         if servers:
             # Started and loaded before the question, so that ranking (3 s at most) never waits for them.
-            servers.warm(_one_file_per_language(index, text_of), SERVER_START_SECONDS)
+            servers.warm(index.files, text_of, SERVER_START_SECONDS)
         provider = servers and CompositeSymbolProvider(
             IndexSymbolProvider(index, workspace_tables(index)), servers, text_of,
             timeout=settings.language_server_timeout_ms / 1000, max_calls=settings.language_server_calls,
@@ -214,16 +213,6 @@ def _servers(root: Path) -> tuple[ServerPool, Settings]:
     except SettingsError as exc:
         raise CliError(str(exc), EXIT_USAGE) from None
     return ServerPool(root.resolve(), settings.language_servers), settings
-
-
-def _one_file_per_language(index: Index, text_of) -> dict[str, tuple[str, str]]:
-    """The first readable file of each language of the index, in path order."""
-    files: dict[str, tuple[str, str]] = {}
-    for path in sorted(index.files):
-        language = languages.language_for_path(path)
-        if language not in files and (text := text_of(path)) is not None:
-            files[language] = (path, text)
-    return files
 
 
 def _read_text(path: Path) -> str | None:

@@ -590,20 +590,30 @@ class LanguageServerClient:
 
         pyright answers ``[]`` at once until it has taken in its configuration (a second or two after
         ``initialize``), then takes seconds to answer its first real query on a large tree, well over the
-        per-call timeout; afterwards a query takes ~0.2 s. "e" matches some symbol in any project.
+        per-call timeout; afterwards a query takes ~0.2 s.
         """
         if not self.warming:
             return
-        deadline = time.monotonic() + WARM_UP_SECONDS
         try:
-            while (left := deadline - time.monotonic()) > 0:
-                if conn.request("workspace/symbol", {"query": "e"}, left):
-                    return
-                time.sleep(WARM_UP_PAUSE)
-        except (RequestTimeout, ResponseError, ConnectionLost) as exc:
+            self.settle(WARM_UP_SECONDS)
+        except (ServerUnavailable, ServerCallError) as exc:
             log.debug("%s: warm-up query: %s", self.spec.name, exc)
         finally:
             self.warming = False
+
+    def settle(self, seconds: float) -> None:
+        """Let the server load its project, within ``seconds``; raises like the typed requests.
+
+        A ``warm_up`` server (pyright) is asked until it has answers: it answers ``[]`` at once until it has
+        its configuration ("e" matches some symbol in any project). Another (tsserver, with its syntax
+        server off) holds its first answer until its project is loaded, and answers nothing to a one-letter
+        query, so it is asked once.
+        """
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            if self.request("workspace/symbol", {"query": "e"}, left) or not self.spec.warm_up:
+                return
+            time.sleep(min(WARM_UP_PAUSE, max(0.0, deadline - time.monotonic())))
 
     def _initialize_params(self) -> dict:
         folder = {"uri": self.root.as_uri(), "name": self.root.name or str(self.root)}

@@ -12,9 +12,11 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 from typing import Any
 
+from rag_lsp.core import languages
 from rag_lsp.core.langservers.client import LanguageServerClient, ServerCallError, ServerUnavailable
 from rag_lsp.core.langservers.spec import ServerSpec, Unserved, language_id, plan_servers
 
@@ -56,27 +58,35 @@ class ServerPool:
             self._clients.append(client)
             return client
 
-    def warm(self, files: dict[str, tuple[str, str]], seconds: float) -> None:
-        """Start the servers of some languages and let each load its project, for one-shot callers.
+    def warm(self, paths: Iterable[str], text_of: Callable[[str], str | None], seconds: float,
+             only: Collection[str] | None = None) -> None:
+        """Start the servers of the languages of ``paths`` (or of ``only`` among them) and let each load its
+        project, for one-shot callers; the editor never does this, its questions do not wait for a server.
 
-        ``files`` maps a language to one of its files (path, text): it is opened in the server (tsserver
-        knows only the projects of open files) and one workspace-symbol query is asked until it has answers,
-        all within ``seconds``. The editor never does this: its questions do not wait for a server.
+        The first readable file of each language, in path order, is opened in its server (tsserver knows
+        only the projects of open files), then the server is settled, all within ``seconds``.
         """
         deadline = time.monotonic() + seconds
-        clients = {}
-        for language, opened in sorted(files.items()):
-            client = self.client_for(language)
-            if not isinstance(client, str):
+        clients: dict[str, tuple[LanguageServerClient, str, str]] = {}
+        for path in sorted(paths):
+            language = languages.language_for_path(path)
+            client = self.client_for(language) if only is None or language in only else "not wanted"
+            if isinstance(client, str) or client.spec.name in clients:
+                continue
+            if (text := text_of(path)) is not None:
                 client.ensure_started()
-                clients.setdefault(client.spec.name, (client, language, opened))
-        for client, language, (path, text) in clients.values():
+                clients[client.spec.name] = (client, path, text)
+        for client, path, text in clients.values():
             if not client.wait_ready(max(0.0, deadline - time.monotonic())):
                 continue
             try:
-                client.sync(path, text, language_id(language, path))
-                while (left := deadline - time.monotonic()) > 0 and not client.workspace_symbols("e", left):
-                    time.sleep(0.2)
+                client.sync(path, text, language_id(languages.language_for_path(path), path))
+                if client.warming:
+                    # It is settling itself (warm_up servers do after initialize): questions skip it until then.
+                    while client.warming and time.monotonic() < deadline:
+                        time.sleep(0.05)
+                else:
+                    client.settle(deadline - time.monotonic())
             except (ServerUnavailable, ServerCallError) as exc:
                 log.info("%s did not warm up: %s", client.spec.name, exc)
 
