@@ -746,8 +746,9 @@ class _Builder:
     def _server(self) -> None:
         """What a warm language server resolves at the cursor, in the time left (``langservers/hints.py``)."""
         cursor = self.cursor
+        prefix = self.analysis.lines[cursor.line - 1][: cursor.character]
         hints, self.server_final = cursor_hints(
-            self.servers, self.index.symbols.in_file, cursor.rel, self.text, cursor.language, cursor.line,
+            self.servers, self.index.symbols.in_file, cursor.rel, self.text, prefix, cursor.language, cursor.line,
             cursor.character, lambda: self.deadline - time.perf_counter())
         for hint in hints:
             definition = hint.definition

@@ -46,8 +46,8 @@ class Pool:
 
 
 def hints(client, line_text: str, language: str = "python", left: float = 1.0):
-    return cursor_hints(Pool(client), lambda path: [LIMITER], "app.py", f"x = 1\n{line_text}\n", language, 2,
-                        len(line_text), lambda: left)
+    return cursor_hints(Pool(client), lambda path: [LIMITER], "app.py", f"x = 1\n{line_text}\n", line_text,
+                        language, 2, len(line_text), lambda: left)
 
 
 def test_the_receiver_and_the_open_call_are_asked_at_their_names():

@@ -40,20 +40,19 @@ class Hint:
 
 
 def cursor_hints(pool: ServerPool | None, definitions_in: Callable[[str], list[Definition]], rel: str, text: str,
-                 language: str, line: int, character: int, seconds_left: Callable[[], float]
+                 prefix: str, language: str, line: int, character: int, seconds_left: Callable[[], float]
                  ) -> tuple[list[Hint], bool]:
     """Definitions a ready server gives for the cursor at ``line`` (1-based) and ``character`` (code points),
     and whether that is all it could give (False when a server that could answer later did not answer now:
     starting, loading, out of time, failed — an answer built without it must not be cached).
 
-    ``text`` is the buffer's current text, sent to the server first; ``definitions_in`` maps a result to
-    the indexed definition that holds it.
+    ``text`` is the buffer's current text, sent to the server first, and ``prefix`` its cursor line up to
+    the cursor (the caller has the lines already); ``definitions_in`` maps a result to the indexed
+    definition that holds it.
     """
     client = pool.client_for(language) if pool is not None else None
     if client is None or isinstance(client, str):
         return [], True
-    lines = text.splitlines()
-    prefix = lines[line - 1][:character] if 0 < line <= len(lines) else ""
     asks = _asks(prefix)
     if not asks:
         return [], True
