@@ -6,6 +6,12 @@ the index: it runs ``git show`` in the workspace with a timeout, and reports
 why it did not run when the workspace is not a git checkout or git is
 missing. Ids come from untrusted text, so they are checked to be plain hex
 before they reach the command line.
+
+One short id in sixty-odd is all digits, and a message is full of numbers
+that are not ids (line numbers, versions, dates). So hex with a letter and a
+digit is taken as an id outright, while a run of digits is only tried after
+those, and only where git can say whether it names a commit: outside a
+checkout it is just a number. Runs of letters a-f are words ("defaced").
 """
 
 from __future__ import annotations
@@ -23,12 +29,13 @@ _COMMIT = re.compile(r"(?<![\w./-])([0-9a-f]{7,40})(?![\w/-])")
 
 
 def run(ctx: StrategyContext) -> list[Finding]:
-    commits = [c for c in dict.fromkeys(_COMMIT.findall(ctx.query.text))
-               if re.search(r"[a-f]", c) and re.search(r"\d", c)][:MAX_COMMITS]
-    if not commits:
+    ids, numbers = _candidates(ctx.query.text)
+    in_checkout = (ctx.index.root / ".git").exists()
+    if not ids and not (numbers and in_checkout):
         raise Skipped("no commit id in the message")
-    if not (ctx.index.root / ".git").exists():
+    if not in_checkout:
         raise Skipped("the workspace is not a git checkout")
+    commits = (ids + numbers)[:MAX_COMMITS]
     findings = []
     for commit in commits:
         timeout = min(GIT_TIMEOUT_S, ctx.deadline - ctx.clock())
@@ -42,10 +49,22 @@ def run(ctx: StrategyContext) -> list[Finding]:
     return findings
 
 
+def _candidates(text: str) -> tuple[list[str], list[str]]:
+    """Hex ids with a letter and a digit, and runs of digits that may be ids, each in message order."""
+    found = list(dict.fromkeys(_COMMIT.findall(text)))
+    ids = [c for c in found if re.search(r"[a-f]", c) and re.search(r"\d", c)]
+    numbers = [c for c in found if c.isdigit()]
+    return ids, numbers
+
+
 def _changed_files(ctx: StrategyContext, commit: str, timeout: float) -> list[str]:
-    """Paths (relative to the root) that ``commit`` changed; [] when git does not know the commit."""
+    """Paths (relative to the root) that ``commit`` changed; [] when git knows no commit by that id.
+
+    ``^{commit}`` makes git refuse an id that names a blob or a tree, whose
+    text ``git show`` would otherwise print as if it were a list of paths.
+    """
     command = ["git", "-c", "core.fsmonitor=false", "-C", str(ctx.index.root), "show", "--relative",
-               "--name-only", "--no-renames", "--format=", commit, "--"]
+               "--name-only", "--no-renames", "--format=", f"{commit}^{{commit}}", "--"]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False)
     except FileNotFoundError as exc:
