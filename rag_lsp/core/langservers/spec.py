@@ -13,7 +13,7 @@ import os
 import shutil
 import sys
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
 from typing import Self
@@ -191,7 +191,7 @@ def plan_servers(overrides: dict[str, dict]) -> dict[str, ServerSpec | str]:
             groups.setdefault(_share_key(entry), []).append(language)
     for members in groups.values():
         first = planned[members[0]]
-        shared = ServerSpec(first.name, first.command, first.args, first.initialization_options, tuple(members))
+        shared = replace(first, languages=tuple(members))
         for language in members:
             planned[language] = shared
     return dict(planned)

@@ -74,7 +74,8 @@ def test_defaults_share_one_server_per_family_and_explain_what_is_missing(bin_di
     clangd = executable(bin_dir, "clangd")
     plan = plan_servers({})
     assert list(plan) == ["python", "javascript", "typescript", "tsx", "go", "rust", "c", "cpp"]
-    assert plan["python"] == ServerSpec("pyright", pyright, ("--stdio",), None, ("python",))
+    # pyright loads its project right after it starts (warm_up); tsserver loads it for the first open file.
+    assert plan["python"] == ServerSpec("pyright", pyright, ("--stdio",), None, ("python",), warm_up=True)
     typescript = plan["javascript"]
     assert typescript == ServerSpec(
         "typescript-language-server", tsls, ("--stdio",),
@@ -120,7 +121,7 @@ def test_overrides_disable_replace_or_adjust_a_language(bin_dir, tmp_path):
 def test_a_configured_known_command_keeps_its_default_arguments(bin_dir, tmp_path):
     pyright = executable(tmp_path / "elsewhere", "pyright-langserver")
     plan = plan_servers({"python": {"command": pyright}})
-    assert plan["python"] == ServerSpec("pyright-langserver", pyright, ("--stdio",), None, ("python",))
+    assert plan["python"] == ServerSpec("pyright-langserver", pyright, ("--stdio",), None, ("python",), warm_up=True)
     plan = plan_servers({"python": {"command": pyright, "args": []}})
     assert plan["python"].args == ()
 
