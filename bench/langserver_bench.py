@@ -11,6 +11,12 @@ Two measurements, each side by side with patterns only in the same run:
    (``tests/fixtures/polyglot``: Python, TypeScript, Go, Rust) with warm
    pyright and typescript-language-server, against patterns only.
 
+Both also time each question asked a second time on unchanged text, the way
+the session asks it: with the index's version, so that the server answers of
+the first asking are remembered (a repeated or follow-up question, a code
+lens resolved again). Every other timing passes no version: the servers are
+asked every time.
+
 "Warm" means the server was started and asked once before timing (its
 project loaded), which is the editor's steady state; the first question
 after a start is answered by the patterns (the server is "starting") and is
@@ -70,7 +76,7 @@ def main() -> None:
         _localisation(args)
 
 
-def _provider(index: Index, pool: ServerPool | None) -> CompositeSymbolProvider:
+def _provider(index: Index, pool: ServerPool | None, remember: bool) -> CompositeSymbolProvider:
     """A question's provider with the product defaults (a fresh one per question, as the session does)."""
     defaults = Settings()
     return CompositeSymbolProvider(IndexSymbolProvider(index, workspace_tables(index)), pool,
@@ -78,7 +84,8 @@ def _provider(index: Index, pool: ServerPool | None) -> CompositeSymbolProvider:
                                    timeout=defaults.language_server_timeout_ms / 1000,
                                    max_calls=defaults.language_server_calls,
                                    budget=defaults.language_server_budget_ms / 1000,
-                                   deadline=time.monotonic() + 3.0)
+                                   deadline=time.monotonic() + 3.0,
+                                   version=index.version if remember else None)
 
 
 def _read(path: Path) -> str | None:
@@ -88,8 +95,9 @@ def _read(path: Path) -> str | None:
         return None
 
 
-def _rank(index: Index, text: str, pool: ServerPool | None) -> tuple[list[str], float, list[dict]]:
-    provider = _provider(index, pool) if pool else None
+def _rank(index: Index, text: str, pool: ServerPool | None, remember: bool = False
+          ) -> tuple[list[str], float, list[dict]]:
+    provider = _provider(index, pool, remember) if pool else None
     ranker = FusionRanker(provider=provider)
     started = time.perf_counter()
     candidates = ranker.rank(index, parse_query(text), RANK_LIMIT)
@@ -117,9 +125,9 @@ def _polyglot_cost() -> None:
     pool = ServerPool(POLYGLOT, {})
     try:
         states = _warm(pool, index, ["python", "typescript"], POLYGLOT_QUESTIONS)
-        timings = {"patterns only": [], "with warm servers": []}
+        timings = {"patterns only": [], "with warm servers": [], "with warm servers, asked again": []}
         answered = Counter()
-        for _ in range(REPEATS):
+        for round_ in range(REPEATS):
             for text in POLYGLOT_QUESTIONS:
                 timings["patterns only"].append(_rank(index, text, None)[1])
                 _, elapsed, notes = _rank(index, text, pool)
@@ -127,6 +135,10 @@ def _polyglot_cost() -> None:
                 for note in notes:
                     answered[note["server"]] += note["answered"]
                     answered[f"{note['server']} calls"] += note["calls"]
+                _rank(index, text, pool, remember=True)
+                timings["with warm servers, asked again"].append(_rank(index, text, pool, remember=True)[1])
+            # An edit between rounds: the next round's first asking may not reuse this round's answers.
+            index.set_file("scripts/edited.py", f"ROUND = {round_}\n")
     finally:
         pool.stop()
         index.close()
@@ -141,7 +153,7 @@ def _polyglot_cost() -> None:
 def _localisation(args: argparse.Namespace) -> None:
     cases = [json.loads(line) for line in args.cases_file.read_text().splitlines() if line.strip()]
     cases = cases[:args.cases] if args.cases else cases
-    rows = {"patterns only": {}, "with a warm Python server": {}}
+    rows = {"patterns only": {}, "with a warm Python server": {}, "with a warm Python server, asked again": {}}
     latencies = {label: [] for label in rows}
     calls = Counter()
     for case in cases:
@@ -157,11 +169,17 @@ def _localisation(args: argparse.Namespace) -> None:
         try:
             state = _warm(pool, index, ["python"], [text])["python"]
             files, elapsed, notes = _rank(index, text, pool)
+            _rank(index, text, pool, remember=True)
+            again, again_elapsed, again_notes = _rank(index, text, pool, remember=True)
         finally:
             pool.stop()
             index.close()
         rows["with a warm Python server"][case["instance_id"]] = _gold_rank(files, gold)
         latencies["with a warm Python server"].append(elapsed)
+        rows["with a warm Python server, asked again"][case["instance_id"]] = _gold_rank(again, gold)
+        latencies["with a warm Python server, asked again"].append(again_elapsed)
+        calls["remembered when asked again"] += sum(note["remembered"] for note in again_notes)
+        calls["made when asked again"] += sum(note["calls"] for note in again_notes)
         for note in notes:
             calls["made"] += note["calls"]
             calls["answered"] += note["answered"]

@@ -9,6 +9,7 @@ so the chunk table, the BM25 index and the symbol index never disagree.
 
 from __future__ import annotations
 
+import itertools
 import multiprocessing
 import os
 import threading
@@ -39,6 +40,8 @@ REFRESH_BATCH = 128
 Progress = Callable[[int, int], None]
 # A file to parse: path, text, raw bytes, size, mtime_ns.
 _Work = tuple[str, str, bytes, int, int]
+# Numbers each Index of this process, so that two indexes of one root never share a version.
+_INSTANCES = itertools.count()
 
 
 @dataclass(slots=True)
@@ -124,10 +127,19 @@ class Index:
         self.stats = IndexStats(root=str(self.root), cache=str(self.cache.path) if self.cache else None)
         self._next_id = 0
         self._language_skips = 0
+        # Counts changes of indexed text (a file added, changed or removed), for ``version``.
+        self._changes = 0
+        self._instance = next(_INSTANCES)
         # Guards every structure above: writers install under it, readers query under it.
         self.lock = threading.RLock()
         # BM25 documents waiting for one add_many, while a batch is being installed.
         self._bulk: dict[int, list[str]] | None = None
+
+    @property
+    def version(self) -> tuple[int, int]:
+        """Which indexed text this is: it changes with every file added, changed or removed, and differs
+        between two indexes of one root. Answers remembered from a language server hold while it holds."""
+        return self._instance, self._changes
 
     # Whole-workspace refresh.
 
@@ -296,6 +308,7 @@ class Index:
             entry = self.files.pop(path, None)
             if entry is None:
                 return
+            self._changes += 1
             for chunk_id in entry.chunk_ids:
                 self._forget_chunk(chunk_id)
             self.references.pop(path, None)
@@ -319,6 +332,8 @@ class Index:
         """
         reusable: dict[str, list[int]] = {}
         old = self.files.get(parsed.path)
+        if old is None or old.blob_id != parsed.blob_id:
+            self._changes += 1
         for chunk_id in old.chunk_ids if old else ():
             reusable.setdefault(self.chunks[chunk_id].content, []).append(chunk_id)
         ids = []

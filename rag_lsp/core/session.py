@@ -429,7 +429,7 @@ class Session:
             lambda rel, root=root: self._text_of(root, rel), timeout=timeout,
             max_calls=settings.language_server_calls if max_calls is None else max(0, max_calls),
             budget=budget, deadline=deadline, wait_for_start=self.wait_for_servers,
-            open_paths=lambda root=root: self._open_paths(root))
+            open_paths=lambda root=root: self._open_paths(root), version=root.index.version)
 
     def _open_paths(self, root: _Root) -> list[str]:
         """The root's open buffers as relative paths, in path order."""

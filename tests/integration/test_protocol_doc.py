@@ -141,6 +141,6 @@ def test_lookup_examples_have_the_real_shape(ledger_root):
     for item in answer["items"]:
         item["uri"] = "file:///x"
     answer["language_servers"] = [{"server": "pyright", "languages": [], "state": "ready", "calls": 1,
-                                   "answered": 1, "skipped": None}]
+                                   "answered": 1, "remembered": 0, "skipped": None}]
     assert shape(documented("lookup-result")) == shape(answer)
     assert {item["source"] for item in answer["items"]} == {"tree-sitter"}

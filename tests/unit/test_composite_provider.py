@@ -16,6 +16,7 @@ from rag_lsp.core.context import ContextRequest, build_context
 from rag_lsp.core.index import Index
 from rag_lsp.core.langservers.client import Place, ServerCallError
 from rag_lsp.core.langservers.composite import CompositeSymbolProvider, name_position
+from rag_lsp.core.langservers.pool import AnswerMemo
 from rag_lsp.core.langservers.spec import ServerSpec
 from rag_lsp.core.strategies.provider import PATTERNS, IndexSymbolProvider, NeedsServer
 from rag_lsp.core.strategies.workspace import workspace_tables
@@ -103,6 +104,7 @@ class StandIn:
 class Pool:
     def __init__(self, clients: dict[str, object]):
         self.clients = clients
+        self.answers = AnswerMemo()
 
     def client_for(self, language: str):
         return self.clients.get(language, f"no server configured for {language}")
@@ -131,7 +133,7 @@ def test_a_ready_server_answers_its_language_and_patterns_answer_the_others(inde
     # The server was sent the file's text before it was asked.
     assert "app/limits.py" in python.synced
     assert provider.notes() == [{"server": "pyright", "languages": ["python"], "state": "ready", "calls": 1,
-                                 "answered": 1, "skipped": None}]
+                                 "answered": 1, "remembered": 0, "skipped": None}]
 
 
 def test_a_server_that_is_starting_is_not_waited_for(index):
@@ -263,6 +265,73 @@ def test_the_implementations_strategy_reports_a_missing_server(index):
                            provider=composite(index, Pool({})))
     skipped = {entry["strategy"]: entry["reason"] for entry in result["strategies_skipped"]}
     assert skipped["implementations"].startswith("implementations need a language server: no server configured")
+
+
+def _question(index: Index, pool: Pool, **options) -> CompositeSymbolProvider:
+    """The provider of one question, as the session makes it: the index's version at the time."""
+    return composite(index, pool, version=index.version, **options)
+
+
+def test_answers_are_remembered_across_questions_until_the_indexed_text_changes(index):
+    python = StandIn("pyright", ("python",))
+    pool = Pool({"python": python})
+    first = _question(index, pool)
+    definition = next(d for d in first.definitions("allow") if d.path == "app/limits.py")
+    first.references(definition)
+    assert [call[0] for call in python.calls] == ["workspace_symbols", "references"]
+
+    again = _question(index, pool)
+    remembered = next(d for d in again.definitions("allow") if d.path == "app/limits.py")
+    assert again.source_of(remembered) == "pyright"
+    assert again.references(remembered) == {"app/jobs.py": [("allow", "app/jobs.py", 5, "reference")]}
+    assert again.reference_source(remembered) == "pyright"
+    assert len(python.calls) == 2, "the second question made no call"
+    assert again.notes()[0] | {"languages": None} == {"server": "pyright", "languages": None, "state": "ready",
+                                                     "calls": 0, "answered": 0, "remembered": 2, "skipped": None}
+
+    # The same text again (an editor re-opening a file) keeps the answers; an edit anywhere drops them.
+    index.set_file("app/jobs.py", (index.root / "app/jobs.py").read_text())
+    _question(index, pool).definitions("allow")
+    assert len(python.calls) == 2
+    index.set_file("app/jobs.py", "from app.limits import RateLimiter\n")
+    _question(index, pool).definitions("allow")
+    assert len(python.calls) == 3
+
+
+def test_empty_and_failed_answers_are_not_remembered(index):
+    python = StandIn("pyright", ("python",))
+    pool = Pool({"python": python})
+    # The stand-in answers [] for `RateLimiter`, as a loading server would: the next question asks again.
+    _question(index, pool).definitions("RateLimiter")
+    _question(index, pool).definitions("RateLimiter")
+    assert [call[:2] for call in python.calls] == [("workspace_symbols", "RateLimiter")] * 2
+    python.fail = "timeout"
+    _question(index, pool).definitions("allow")
+    python.fail = None
+    provider = _question(index, pool)
+    provider.definitions("allow")
+    assert len(python.calls) == 4 and provider.notes()[0]["answered"] == 1
+
+
+def test_a_remembered_answer_costs_no_call_and_holds_while_its_server_restarts(index):
+    python = StandIn("pyright", ("python",))
+    pool = Pool({"python": python})
+    _question(index, pool).definitions("allow")
+    python.state = "restarting"
+    # One call allowed: the remembered definitions take none of it, and the server is not asked while down.
+    provider = _question(index, pool, max_calls=1)
+    found = provider.definitions("allow")
+    assert "pyright" in {provider.source_of(d) for d in found}
+    assert len(python.calls) == 1
+    assert provider.notes()[0]["remembered"] == 1 and provider.notes()[0]["state"] == "restarting"
+
+
+def test_without_a_version_nothing_is_remembered(index):
+    python = StandIn("pyright", ("python",))
+    pool = Pool({"python": python})
+    composite(index, pool).definitions("allow")
+    composite(index, pool).definitions("allow")
+    assert len(python.calls) == 2
 
 
 def test_name_position_skips_comments_and_decorators():

@@ -26,6 +26,10 @@ The rules, from issue 5 and written down in docs/architecture.md:
   patterns: servers answer ``[]`` while they load, and it looks final.
 - Implementations need types: without a server, ``implementations`` raises
   ``NeedsServer`` with the reason instead of guessing.
+- Given the index's version, a server's non-empty answers are remembered in
+  its pool and reused by later questions while the indexed text stays the
+  same; a remembered answer costs no call and no budget, and is reused even
+  while its server restarts.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from rag_lsp.core import languages
 from rag_lsp.core.langservers.client import LanguageServerClient, Place, ServerCallError, ServerUnavailable
@@ -53,18 +58,21 @@ _NOT_A_NAME_LINE = re.compile(r"^\s*(#|//|/\*|\*|--|@)")
 
 @dataclass(slots=True)
 class ServerNote:
-    """What one server did in one retrieval: calls made, calls answered, and the last reason it was skipped."""
+    """What one server did in one retrieval: calls made and answered, answers reused from earlier questions,
+    and the last reason it was skipped."""
 
     server: str
     languages: tuple[str, ...]
     state: str = "idle"
     calls: int = 0
     answered: int = 0
+    remembered: int = 0
     skipped: str | None = None
 
     def to_dict(self) -> dict:
         return {"server": self.server, "languages": list(self.languages), "state": self.state,
-                "calls": self.calls, "answered": self.answered, "skipped": self.skipped}
+                "calls": self.calls, "answered": self.answered, "remembered": self.remembered,
+                "skipped": self.skipped}
 
 
 class CompositeSymbolProvider:
@@ -74,13 +82,15 @@ class CompositeSymbolProvider:
     budget, remembers which servers failed, and caches what it asked.
     ``text_of`` gives a file's current text (the editor's unsaved buffer when
     one is open), which is what the servers are sent before being asked.
+    ``version`` is the index's version (``Index.version``) while the question
+    is answered; without it nothing is remembered across questions.
     """
 
     def __init__(self, patterns: SymbolProvider, pool: ServerPool | None, text_of: Callable[[str], str | None], *,
                  timeout: float = 1.5, max_calls: int = 4, budget: float | None = None,
                  deadline: float | None = None,
                  wait_for_start: float = 0.0, open_paths: Callable[[], list[str]] = list,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 version: Any = None, clock: Callable[[], float] = time.monotonic) -> None:
         self._patterns = patterns
         self._pool = pool
         self._text_of = text_of
@@ -98,6 +108,7 @@ class CompositeSymbolProvider:
         # a call typed a second ago in another file counts as a reference.
         self._open_paths = open_paths
         self._synced_open: set[str] = set()
+        self._version = version
         self.calls = 0
         self._notes: dict[str, ServerNote] = {}
         self._failed: set[str] = set()
@@ -144,11 +155,13 @@ class CompositeSymbolProvider:
 
     def implementations(self, definition: Definition) -> list[Definition]:
         """Definitions implementing an interface, class or method; raises NeedsServer when no server can tell."""
+        def ask(client: LanguageServerClient) -> list[Place] | None:
+            if not client.supports("textDocument/implementation"):
+                raise NeedsServer(f"{client.spec.name} does not answer implementations")
+            return self._at_name(client, definition, client.implementation)
+
         language = languages.language_for_path(definition.path) or ""
-        client = self._client(language, required=True)
-        if not client.supports("textDocument/implementation"):
-            raise NeedsServer(f"{client.spec.name} does not answer implementations")
-        places = self._at_name(client, definition, client.implementation)
+        client, places = self._asked(language, ("implementation", *_at(definition)), ask, required=True)
         if places is None:
             note = self._notes[client.spec.name]
             raise NeedsServer(f"{client.spec.name} did not answer: {note.skipped}")
@@ -159,20 +172,20 @@ class CompositeSymbolProvider:
 
     def hover(self, definition: Definition) -> tuple[str, str] | None:
         """A server's hover text (signature, type, docs) for a definition; None without a ready server."""
-        client = self._client(languages.language_for_path(definition.path) or "")
-        text = self._at_name(client, definition, client.hover) if client is not None else None
+        client, text = self._asked(languages.language_for_path(definition.path) or "", ("hover", *_at(definition)),
+                                   lambda client: self._at_name(client, definition, client.hover))
         return (text, client.spec.name) if text else None
 
     def document_symbols(self, path: str) -> list[Definition]:
         """A file's definitions: a ready server's outline, else the patterns'."""
-        client = self._client(languages.language_for_path(path) or "")
-        if client is not None and self._sync(client, path):
-            places = self._call(client, client.document_symbols, path)
-            if places:
-                found = [self._definition_at(place, place.name) for place in places if place.name]
-                for item in found:
-                    self._sources[(item.path, item.start_line, item.name)] = client.spec.name
-                return found
+        client, places = self._asked(
+            languages.language_for_path(path) or "", ("outline", path),
+            lambda client: self._call(client, client.document_symbols, path) if self._sync(client, path) else None)
+        if places:
+            found = [self._definition_at(place, place.name) for place in places if place.name]
+            for item in found:
+                self._sources[(item.path, item.start_line, item.name)] = client.spec.name
+            return found
         return self._patterns.definitions_in(path)
 
     def source_of(self, definition: Definition) -> str:
@@ -188,6 +201,29 @@ class CompositeSymbolProvider:
         return [self._notes[name].to_dict() for name in sorted(self._notes)]
 
     # Asking a server.
+
+    def _asked(self, language: str, key: tuple, ask: Callable[[LanguageServerClient], Any],
+               required: bool = False) -> tuple[LanguageServerClient | None, Any]:
+        """The serving client and its answer for ``key``: remembered from an earlier question on the same
+        indexed text, or asked now through ``ask`` when the client may be asked (else None for the answer).
+
+        Only non-empty answers are remembered: an empty one may be a loading server's.
+        """
+        planned = self._pool.client_for(language) if self._pool is not None else None
+        if planned is not None and not isinstance(planned, str) and self._version is not None:
+            remembered = self._pool.answers.recall(self._version, (planned.spec.name, *key))
+            if remembered is not None:
+                note = self._notes.setdefault(planned.spec.name, ServerNote(planned.spec.name, planned.spec.languages))
+                note.state = planned.state
+                note.remembered += 1
+                return planned, remembered
+        client = self._client(language, required)
+        if client is None:
+            return None, None
+        answer = ask(client)
+        if answer and self._version is not None:
+            self._pool.answers.remember(self._version, (client.spec.name, *key), answer)
+        return client, answer
 
     def _client(self, language: str, required: bool = False) -> LanguageServerClient | None:
         """The ready client for a language, or None with the reason noted (NeedsServer raised when required)."""
@@ -295,17 +331,17 @@ class CompositeSymbolProvider:
 
     def _server_definitions(self, language: str, name: str, found: list[Definition]) -> list[Definition] | None:
         """A server's definitions of ``name`` in its language, or None when the patterns' answer must stand."""
-        client = self._client(language)
-        if client is None:
-            return None
         bare = _QUALIFIER.split(name)[-1]
-        key = ("symbols", client.spec.name, bare)
-        if key not in self._cache:
+
+        def ask(client: LanguageServerClient) -> list[Place] | None:
             # tsserver answers for the projects of the files it has open and opens none by itself, so one is
             # opened when none is. Not more: pyright re-checks a file on every didOpen before it answers.
             ready = client.has_documents() or self._sync(client, found[0].path)
-            self._cache[key] = self._call(client, client.workspace_symbols, bare) if ready else None
-        places = self._cache[key]
+            return self._call(client, client.workspace_symbols, bare) if ready else None
+
+        if (language, bare) not in self._cache:
+            self._cache[(language, bare)] = self._asked(language, ("symbols", bare), ask)
+        client, places = self._cache[(language, bare)]
         if not places:
             return None
         served = set(client.spec.languages)
@@ -320,10 +356,9 @@ class CompositeSymbolProvider:
         return sorted(set(confirmed), key=lambda d: (d.path, d.start_line)) or None
 
     def _server_references(self, definition: Definition) -> dict[str, list[Reference]] | None:
-        client = self._client(languages.language_for_path(definition.path) or "")
-        if client is None:
-            return None
-        places = self._at_name(client, definition, client.references)
+        client, places = self._asked(languages.language_for_path(definition.path) or "",
+                                     ("references", *_at(definition)),
+                                     lambda client: self._at_name(client, definition, client.references))
         if not places:
             # Servers answer [] while they load (pyright until it has its configuration), and such an answer
             # looks final: an empty one is not trusted over the patterns, as for definitions.
@@ -375,6 +410,11 @@ def name_position(text: str, definition: Definition) -> tuple[int, int] | None:
         if match:
             return number, match.start()
     return None
+
+
+def _at(definition: Definition) -> tuple[str, int, str]:
+    """The key of a question asked at a definition's name."""
+    return definition.path, definition.start_line, definition.name
 
 
 def _symbol_name(name: str | None) -> str | None:
