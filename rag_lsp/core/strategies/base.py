@@ -198,8 +198,10 @@ class StrategyContext:
     def __post_init__(self) -> None:
         self.deadline = self.clock() + self.budget.seconds
         self.tables: WorkspaceTables = workspace_tables(self.index)
+        # The tree-sitter patterns alone, for lookups not worth a server call (plain words of the prose).
+        self.patterns: SymbolProvider = IndexSymbolProvider(self.index, self.tables)
         if self.symbols is None:
-            self.symbols = IndexSymbolProvider(self.index, self.tables)
+            self.symbols = self.patterns
         self._bytes_read = 0
         self._files_listed = 0
 

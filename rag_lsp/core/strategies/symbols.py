@@ -74,7 +74,9 @@ def run(ctx: StrategyContext) -> list[Finding]:
         if definitions:
             findings += _used(ctx, name, factor, in_prose)
     for word in words:
-        definitions = ctx.symbols.definitions(word)
+        # A plain word ("element") is matched against definitions by the patterns only: a server's answer for
+        # it changes no weight worth its call, and the call budget is kept for the names written as code.
+        definitions = ctx.patterns.definitions(word)
         if not definitions:
             continue
         in_prose = ctx.message.in_prose(word)
