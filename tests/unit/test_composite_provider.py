@@ -241,6 +241,98 @@ def test_implementations_from_a_server_map_onto_indexed_definitions(index):
         ("Door", 7, 9, "pyright")]
 
 
+HIERARCHY = {
+    "shapes/base.py": "class Shape:\n    def area(self):\n        raise NotImplementedError\n",
+    "shapes/flat.py": (
+        "from shapes import base\n"
+        "from shapes.base import Shape\n"
+        "\n"
+        "\n"
+        "class Square(Shape):\n"
+        "    def area(self):\n"
+        "        return 1\n"
+        "\n"
+        "\n"
+        "class Tile(\n"
+        "    base.Shape,\n"
+        "):\n"
+        "    pass\n"
+        "\n"
+        "\n"
+        "class Cube(Square):\n"
+        "    def area(self):\n"
+        "        return 6\n"
+    ),
+    # A namesake: this `Shape` is another class, and its subclass is not one of ours.
+    "other/shape.py": "class Shape:\n    pass\n\n\nclass Circle(Shape):\n    def area(self):\n        return 3\n",
+}
+
+
+class ReferencesOnly(StandIn):
+    """A server like pyright: references, no implementations; it knows which `Shape` each use means."""
+
+    REFERENCES = {
+        ("shapes/base.py", 1): [Place("shapes/flat.py", 2, 23, 2, 28), Place("shapes/flat.py", 5, 13, 5, 18),
+                                Place("shapes/flat.py", 11, 9, 11, 14)],
+        ("shapes/flat.py", 5): [Place("shapes/flat.py", 16, 10, 16, 16)],
+        ("other/shape.py", 1): [Place("other/shape.py", 5, 13, 5, 18)],
+    }
+
+    def supports(self, method: str) -> bool:
+        return method != "textDocument/implementation"
+
+    def references(self, path: str, line: int, character: int, timeout: float) -> list[Place]:
+        self._answer("references", path, line, character, timeout=timeout)
+        return self.REFERENCES.get((path, line), [])
+
+
+@pytest.fixture
+def hierarchy(tmp_path: Path) -> Index:
+    built = Index(write_tree(tmp_path, HIERARCHY), use_cache=False)
+    built.refresh()
+    return built
+
+
+def test_without_implementations_a_server_names_subclasses_through_references_in_base_lists(hierarchy):
+    python = ReferencesOnly("pyright", ("python",))
+    # A lookup's call budget: a reference call for each class of the hierarchy.
+    provider = composite(hierarchy, Pool({"python": python}), max_calls=12)
+    shape = next(d for d in provider.definitions("Shape") if d.path == "shapes/base.py")
+    found = provider.implementations(shape)
+    # Subclasses by plain and qualified base, over two lines, and their subclass; not the namesake's Circle,
+    # and not the import line, which is a reference but no base.
+    assert [(d.qualname, d.start_line, provider.source_of(d)) for d in found] == [
+        ("Square", 5, "pyright"), ("Tile", 10, "pyright"), ("Cube", 16, "pyright")]
+    assert [call[1:3] for call in python.calls if call[0] == "references"] == [("shapes/base.py", 1), ("shapes/flat.py", 5),
+                                                   ("shapes/flat.py", 10), ("shapes/flat.py", 16)]
+    # A method's implementations are the members of its name in the subclasses.
+    area = next(d for d in provider.definitions("Shape.area") if d.path == "shapes/base.py")
+    assert [(d.qualname, d.start_line) for d in provider.implementations(area)] == [
+        ("Square.area", 6), ("Cube.area", 17)]
+
+
+def test_a_hierarchy_cut_short_by_the_budget_answers_what_it_found_and_is_not_remembered(hierarchy):
+    python = ReferencesOnly("pyright", ("python",))
+    pool = Pool({"python": python})
+    provider = _question(hierarchy, pool, max_calls=2)
+    shape = next(d for d in provider.definitions("Shape") if d.path == "shapes/base.py")
+    assert [d.qualname for d in provider.implementations(shape)] == ["Square", "Tile"]
+    assert "the budget of 2 server calls" in provider.notes()[0]["skipped"]
+    again = _question(hierarchy, pool)
+    assert [d.qualname for d in again.implementations(shape)] == ["Square", "Tile", "Cube"]
+    assert again.notes()[0]["remembered"] == 0
+
+
+def test_a_function_has_no_implementations_through_references(hierarchy):
+    python = ReferencesOnly("pyright", ("python",))
+    provider = composite(hierarchy, Pool({"python": python}))
+    (hierarchy.root / "shapes/tools.py").write_text("def scale(shape):\n    return shape\n")
+    hierarchy.set_file("shapes/tools.py", "def scale(shape):\n    return shape\n")
+    scale = provider.definitions("scale")[0]
+    with pytest.raises(NeedsServer, match="`scale` is not a class or a member of one"):
+        provider.implementations(scale)
+
+
 def test_hover_text_names_its_source(index):
     provider = composite(index, Pool({"python": StandIn("pyright", ("python",))}))
     definition = next(d for d in provider.definitions("allow") if d.path == "app/limits.py")

@@ -69,6 +69,14 @@ def test_references(language):
     assert not missing, f"missing {missing}; found {sorted(found, key=lambda f: f[1])}"
 
 
+@pytest.mark.parametrize("language", [language for language in QUERY_LANGUAGES if "bases" in load(language)[0]])
+def test_bases(language):
+    """Languages whose fixture lists base classes capture exactly those as references of kind ``base``."""
+    expected, parsed = load(language)
+    found = sorted([r.name, r.line] for r in parsed.references if r.kind == "base")
+    assert found == sorted(expected["bases"])
+
+
 @pytest.mark.parametrize("language", QUERY_LANGUAGES)
 def test_imports(language):
     expected, parsed = load(language)

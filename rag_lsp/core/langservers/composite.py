@@ -25,7 +25,11 @@ The rules, from issue 5 and written down in docs/architecture.md:
 - An empty answer (no definition, no reference) is not trusted over the
   patterns: servers answer ``[]`` while they load, and it looks final.
 - Implementations need types: without a server, ``implementations`` raises
-  ``NeedsServer`` with the reason instead of guessing.
+  ``NeedsServer`` with the reason instead of guessing. A server that does
+  not answer them but answers references (pyright, jedi) still tells
+  subclasses apart from namesakes: the classes whose header names a base
+  (``@reference.base`` in the language's patterns) where the server puts a
+  reference to the class, then their subclasses while the budget lasts.
 - Given the index's version, a server's non-empty answers are remembered in
   its pool and reused by later questions while the indexed text stays the
   same; a remembered answer costs no call and no budget, and is reused even
@@ -38,19 +42,22 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from rag_lsp.core import languages
 from rag_lsp.core.langservers.client import LanguageServerClient, Place, ServerCallError, ServerUnavailable
 from rag_lsp.core.langservers.pool import ServerPool
 from rag_lsp.core.langservers.spec import language_id
-from rag_lsp.core.model import Definition, Reference
+from rag_lsp.core.model import CLASS_LIKE_KINDS, Definition, Reference
 from rag_lsp.core.strategies.provider import PATTERNS, NeedsServer, SymbolProvider
 
 # Below this many seconds left in the retrieval, a server is not asked at all.
 MIN_CALL_SECONDS = 0.05
 # Open buffers sent to a server before its first call in a question (the client keeps at most 64 open).
 MAX_OPEN_SYNCED = 32
+# Classes whose subclasses one implementations question looks for through references (a call each).
+MAX_HIERARCHY_CLASSES = 8
 _QUALIFIER = re.compile(r"::|\.|#")
 # Lines that cannot hold a definition's name: comments and decorators.
 _NOT_A_NAME_LINE = re.compile(r"^\s*(#|//|/\*|\*|--|@)")
@@ -115,6 +122,8 @@ class CompositeSymbolProvider:
         self._sources: dict[tuple[str, int, str], str] = {}
         self._reference_sources: dict[tuple[str, int, str], str] = {}
         self._cache: dict[tuple, object] = {}
+        # Set by an answer cut short by the budget, so that it is not remembered for later questions.
+        self._unfinished = False
 
     # The SymbolProvider interface.
 
@@ -156,9 +165,11 @@ class CompositeSymbolProvider:
     def implementations(self, definition: Definition) -> list[Definition]:
         """Definitions implementing an interface, class or method; raises NeedsServer when no server can tell."""
         def ask(client: LanguageServerClient) -> list[Place] | None:
-            if not client.supports("textDocument/implementation"):
-                raise NeedsServer(f"{client.spec.name} does not answer implementations")
-            return self._at_name(client, definition, client.implementation)
+            if client.supports("textDocument/implementation"):
+                return self._at_name(client, definition, client.implementation)
+            if client.supports("textDocument/references") and _captures_bases(language):
+                return self._through_bases(client, definition)
+            raise NeedsServer(f"{client.spec.name} does not answer implementations")
 
         language = languages.language_for_path(definition.path) or ""
         client, places = self._asked(language, ("implementation", *_at(definition)), ask, required=True)
@@ -220,8 +231,9 @@ class CompositeSymbolProvider:
         client = self._client(language, required)
         if client is None:
             return None, None
+        self._unfinished = False
         answer = ask(client)
-        if answer and self._version is not None:
+        if answer and self._version is not None and not self._unfinished:
             self._pool.answers.remember(self._version, (client.spec.name, *key), answer)
         return client, answer
 
@@ -355,6 +367,44 @@ class CompositeSymbolProvider:
             self._sources[(definition.path, definition.start_line, definition.name)] = client.spec.name
         return sorted(set(confirmed), key=lambda d: (d.path, d.start_line)) or None
 
+    def _through_bases(self, client: LanguageServerClient, definition: Definition) -> list[Place] | None:
+        """Subclasses of a class (or, for a method, their members of its name), breadth first: the classes
+        whose base list holds a reference the server resolved to a class found so far. None when the first
+        call failed; a server loading its project is not asked at all, so an empty answer means none."""
+        top = definition if definition.kind in CLASS_LIKE_KINDS else self._owner(definition)
+        if top is None:
+            raise NeedsServer(f"{client.spec.name} does not answer implementations, and `{definition.qualname}` "
+                              "is not a class or a member of one")
+        language = languages.language_for_path(top.path) or ""
+        queue, seen, subclasses = [top], {_at(top)}, []
+        while queue:
+            cls = queue.pop(0)
+            if len(seen) > MAX_HIERARCHY_CLASSES or (cls is not top and self._client(language) is None):
+                # What was found holds, but more may exist: not worth remembering as the answer.
+                self._unfinished = True
+                break
+            places = self._at_name(client, cls, client.references)
+            if places is None and cls is top:
+                return None
+            for place in places or ():
+                if (place.start_line, cls.name) not in self._patterns.bases_in(place.path):
+                    continue
+                subclass = self._definition_at(place, None)
+                if subclass.kind in CLASS_LIKE_KINDS and _at(subclass) not in seen:
+                    seen.add(_at(subclass))
+                    subclasses.append(subclass)
+                    queue.append(subclass)
+        found = subclasses if top is definition else [
+            member for subclass in subclasses for member in self._patterns.definitions_in(subclass.path)
+            if member.container == subclass.qualname and member.name == definition.name]
+        return [Place(d.path, d.start_line, 0, d.end_line, 0, name=d.name, kind=d.kind, container=d.container)
+                for d in found]
+
+    def _owner(self, definition: Definition) -> Definition | None:
+        """The class a member is defined in, from its file's definitions."""
+        return next((d for d in self._patterns.definitions_in(definition.path)
+                     if d.qualname == definition.container and d.kind in CLASS_LIKE_KINDS), None)
+
     def _server_references(self, definition: Definition) -> dict[str, list[Reference]] | None:
         client, places = self._asked(languages.language_for_path(definition.path) or "",
                                      ("references", *_at(definition)),
@@ -410,6 +460,13 @@ def name_position(text: str, definition: Definition) -> tuple[int, int] | None:
         if match:
             return number, match.start()
     return None
+
+
+@cache
+def _captures_bases(language: str) -> bool:
+    """Whether a language's patterns name base classes (``@reference.base``), which implementations through
+    references need."""
+    return "@reference.base" in (languages.query_source(language, "tags") or "")
 
 
 def _at(definition: Definition) -> tuple[str, int, str]:

@@ -48,6 +48,10 @@ class SymbolProvider(Protocol):
     def import_lines(self, path: str) -> frozenset[int]:
         """The lines of a file where an import statement starts."""
 
+    def bases_in(self, path: str) -> frozenset[tuple[int, str]]:
+        """(line, name) of each base class a file's class headers name, in languages whose patterns capture
+        them (``@reference.base``)."""
+
     def implementations(self, definition: Definition) -> list[Definition]:
         """What implements an interface, class or method; raises NeedsServer when no server can tell."""
 
@@ -94,6 +98,10 @@ class IndexSymbolProvider:
 
     def import_lines(self, path: str) -> frozenset[int]:
         return frozenset(found.line for found in self._index.imports.get(path, ()))
+
+    def bases_in(self, path: str) -> frozenset[tuple[int, str]]:
+        return frozenset((found.line, found.name) for found in self._index.references.get(path, ())
+                         if found.kind == "base")
 
     def implementations(self, definition: Definition) -> list[Definition]:
         # Patterns see names, not types: "implements" by name alone would be a guess.

@@ -19,6 +19,13 @@
   function: (attribute
     attribute: (identifier) @name)) @reference.call
 
+; Base classes, plain or qualified (`class Door(Base)`, `class Door(mod.Base)`), as kind "base": a server's
+; references that land on one of these name a subclass (implementations for servers that lack them).
 (class_definition
   superclasses: (argument_list
-    (identifier) @name) @reference.type)
+    (identifier) @name) @reference.base)
+
+(class_definition
+  superclasses: (argument_list
+    (attribute
+      attribute: (identifier) @name)) @reference.base)
