@@ -493,7 +493,10 @@ class Session:
         """A question for a cursor: the identifier under it, qualified by the enclosing definition.
 
         ``line`` is 0-based and ``character`` counts code points; the open
-        buffer's text is used when there is one.
+        buffer's text is used when there is one. Where a ready language server
+        resolves the identifier, it is named as the definition it means
+        (``rate_limiter.RateLimiter.allow`` for ``limiter.allow``), so that
+        namesakes elsewhere do not count as much as it.
         """
         document = self.documents.get(path)
         try:
@@ -509,6 +512,8 @@ class Session:
             root, rel = located
             with root.index.lock:
                 covering = [d for d in root.index.symbols.in_file(rel) if d.start_line <= line + 1 <= d.end_line]
+                if word and (provider := self._provider(root, max_calls=1)) is not None:
+                    word = _resolved_name(root.index, provider.resolve(rel, line + 1, character), word)
             if covering:
                 enclosing = max(covering, key=lambda d: d.start_line).qualname
         return " ".join(f"`{name}`" for name in dict.fromkeys(n for n in (word, enclosing) if n))
@@ -644,6 +649,17 @@ def _merge(results: list[dict], request: ContextRequest) -> dict:
     merged.update(strategies_run=ran, strategies_skipped=list(skipped.values()),
                   language_servers=[note for result in results for note in result.get("language_servers", ())])
     return merged
+
+
+def _resolved_name(index: Index, resolved: Definition | None, word: str) -> str:
+    """The shortest name that the index looks up as exactly the definition a server resolved ``word`` to
+    (its qualified name, led by its file's name when namesakes share that), else ``word`` itself."""
+    if resolved is None or resolved.name != word.rsplit(".", 1)[-1]:
+        return word
+    for name in (resolved.qualname, f"{Path(resolved.path).stem}.{resolved.qualname}"):
+        if index.symbols.lookup(name) == [resolved]:
+            return name
+    return word
 
 
 def _word_at(line: str, character: int) -> str | None:

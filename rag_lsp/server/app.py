@@ -318,13 +318,18 @@ def _register_requests(server: RagServer) -> None:
         await ls.after_writes()
         focus = decoded.focus
         request = decoded.request
-        if focus is not None and not request.query.strip():
-            request = ContextRequest(ls.session.focus_query(focus.path, focus.line, focus.character),
-                                     request.top_k, request.budget_tokens, request.evidence)
         cancel = threading.Event()
+
+        def answer() -> dict:
+            # A cursor's question may ask a language server what the name under it means: off the event loop.
+            asked = request
+            if focus is not None and not request.query.strip():
+                asked = ContextRequest(ls.session.focus_query(focus.path, focus.line, focus.character),
+                                       request.top_k, request.budget_tokens, request.evidence)
+            return ls.session.context(asked, focus.path if focus else None, cancel)
+
         try:
-            result = await asyncio.wrap_future(
-                ls.thread_pool.submit(ls.session.context, request, focus.path if focus else None, cancel))
+            result = await asyncio.wrap_future(ls.thread_pool.submit(answer))
         except asyncio.CancelledError:
             # $/cancelRequest: stop the work the thread is doing, not only the wait for it.
             cancel.set()

@@ -96,6 +96,11 @@ class StandIn:
         self._answer("implementation", path, line, character, timeout=timeout)
         return [Place("app/limits.py", 7, 6, 7, 10, name="Door")]
 
+    def definition(self, path: str, line: int, character: int, timeout: float) -> list[Place]:
+        self._answer("definition", path, line, character, timeout=timeout)
+        # `limiter.allow` in app/jobs.py means the limiter's; elsewhere the stand-in points outside the index.
+        return [Place("app/limits.py", 3, 8, 3, 13)] if path == "app/jobs.py" else [Place("lib/site.py", 1, 0, 1, 4)]
+
     def hover(self, path: str, line: int, character: int, timeout: float) -> str | None:
         self._answer("hover", path, line, character, timeout=timeout)
         return "(method) def allow(self, key) -> bool"
@@ -331,6 +336,19 @@ def test_a_function_has_no_implementations_through_references(hierarchy):
     scale = provider.definitions("scale")[0]
     with pytest.raises(NeedsServer, match="`scale` is not a class or a member of one"):
         provider.implementations(scale)
+
+
+def test_a_position_resolves_to_the_indexed_definition_a_server_names(index):
+    python = StandIn("pyright", ("python",))
+    provider = composite(index, Pool({"python": python}))
+    resolved = provider.resolve("app/jobs.py", 5, 20)
+    assert (resolved.qualname, resolved.path, provider.source_of(resolved)) == (
+        "RateLimiter.allow", "app/limits.py", "pyright")
+    assert python.calls[-1][:4] == ("definition", "app/jobs.py", 5, 20)
+    assert "app/jobs.py" in python.synced
+    # A definition outside the index (a library's) is no answer; nor is a language without a server.
+    assert provider.resolve("app/limits.py", 3, 9) is None
+    assert provider.resolve("web/use.tsx", 2, 40) is None
 
 
 def test_hover_text_names_its_source(index):

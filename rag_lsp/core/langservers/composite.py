@@ -199,6 +199,22 @@ class CompositeSymbolProvider:
             return found
         return self._patterns.definitions_in(path)
 
+    def resolve(self, path: str, line: int, character: int) -> Definition | None:
+        """The indexed definition a ready server resolves the name at a position to (1-based line, code
+        points), or None: no ready server, no answer, or a definition outside the index (a library's)."""
+        def ask(client: LanguageServerClient) -> list[Place] | None:
+            return self._call(client, client.definition, path, line, character) if self._sync(client, path) else None
+
+        client, places = self._asked(languages.language_for_path(path) or "", ("definition", path, line, character),
+                                     ask)
+        for place in places or ():
+            indexed = self._patterns.definitions_in(place.path)
+            found = definition_at(indexed, place)
+            if found in indexed:
+                self._sources[(found.path, found.start_line, found.name)] = client.spec.name
+                return found
+        return None
+
     def source_of(self, definition: Definition) -> str:
         """Which source answered a definition: a server's name, or ``tree-sitter``."""
         return self._sources.get((definition.path, definition.start_line, definition.name), PATTERNS)
