@@ -12,7 +12,6 @@ thread) while queries and the initial indexing run elsewhere.
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -23,6 +22,7 @@ from rag_lsp.core import languages
 from rag_lsp.core.config import Settings, SettingsError, apply_settings, load_operator_file
 from rag_lsp.core.context import ContextRequest, build_context
 from rag_lsp.core.documents import EditError, OpenDocument, TextEdit
+from rag_lsp.core.focus import focus_name, resolve_chain, word_at
 from rag_lsp.core.index import Index
 from rag_lsp.core.langservers.composite import CompositeSymbolProvider
 from rag_lsp.core.langservers.pool import ServerPool
@@ -38,7 +38,6 @@ from rag_lsp.core.walk import is_secret_path, load_bytes, name_skip_reason, skip
 MAX_WORKSPACE_SYMBOLS = 100
 # Buffers remembered as recently edited (for completion's similar code), open or closed since.
 MAX_RECENT_EDITS = 20
-_IDENTIFIER = re.compile(r"[A-Za-z_][\w.]*")
 
 
 @dataclass(slots=True)
@@ -494,9 +493,10 @@ class Session:
 
         ``line`` is 0-based and ``character`` counts code points; the open
         buffer's text is used when there is one. Where a ready language server
-        resolves the identifier, it is named as the definition it means
+        or, failing that, the file's imports and annotations resolve the
+        identifier, it is named as the definition it means
         (``rate_limiter.RateLimiter.allow`` for ``limiter.allow``), so that
-        namesakes elsewhere do not count as much as it.
+        namesakes elsewhere do not count as much as it (``core/focus.py``).
         """
         document = self.documents.get(path)
         try:
@@ -505,15 +505,18 @@ class Session:
             return ""
         lines = text.splitlines()
         current = lines[line] if 0 <= line < len(lines) else ""
-        word = _word_at(current, character)
+        word = word_at(current, character)
         located = self.locate(path)
         enclosing = None
         if located:
             root, rel = located
             with root.index.lock:
                 covering = [d for d in root.index.symbols.in_file(rel) if d.start_line <= line + 1 <= d.end_line]
-                if word and (provider := self._provider(root, max_calls=1)) is not None:
-                    word = _resolved_name(root.index, provider.resolve(rel, line + 1, character), word)
+                if word:
+                    provider = self._provider(root, max_calls=1)
+                    resolved = provider.resolve(rel, line + 1, character) if provider is not None else None
+                    resolved = resolved or resolve_chain(root.index, rel, word, lines, line + 1)
+                    word = focus_name(root.index, resolved, word)
             if covering:
                 enclosing = max(covering, key=lambda d: d.start_line).qualname
         return " ".join(f"`{name}`" for name in dict.fromkeys(n for n in (word, enclosing) if n))
@@ -649,25 +652,6 @@ def _merge(results: list[dict], request: ContextRequest) -> dict:
     merged.update(strategies_run=ran, strategies_skipped=list(skipped.values()),
                   language_servers=[note for result in results for note in result.get("language_servers", ())])
     return merged
-
-
-def _resolved_name(index: Index, resolved: Definition | None, word: str) -> str:
-    """The shortest name that the index looks up as exactly the definition a server resolved ``word`` to
-    (its qualified name, led by its file's name when namesakes share that), else ``word`` itself."""
-    if resolved is None or resolved.name != word.rsplit(".", 1)[-1]:
-        return word
-    for name in (resolved.qualname, f"{Path(resolved.path).stem}.{resolved.qualname}"):
-        if index.symbols.lookup(name) == [resolved]:
-            return name
-    return word
-
-
-def _word_at(line: str, character: int) -> str | None:
-    """The identifier (with dots) that a cursor at ``character`` touches."""
-    for match in _IDENTIFIER.finditer(line):
-        if match.start() <= character <= match.end():
-            return match.group(0)
-    return None
 
 
 def _fuzzy_score(needle: str, name: str) -> tuple[int, int] | None:

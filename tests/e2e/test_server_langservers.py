@@ -145,22 +145,23 @@ def test_lookup_answers_from_the_server_and_says_what_it_cannot(polyglot, tmp_pa
 
 
 def test_a_cursor_question_names_the_definition_the_server_resolves(polyglot, tmp_path):
-    """The cursor on `limiter.allow(...)` in Python: by name alone, the Rust and Go `limiter` files fit the
-    receiver better than the Python class does; pyright knows which `allow` it is."""
+    """The cursor on `limiter.allow(...)` where `limiter` comes from a dict lookup: no import or annotation in
+    the function names its type, so by name the Rust and Go `limiter` files fit the receiver; pyright knows it is
+    a `Limiter`."""
     async def scenario() -> None:
         harness = Harness(tmp_path / "cache", tmp_path / "server.log")
         await harness.start([polyglot], env=langserver_env())
         await harness.wait_indexed()
-        params = {"textDocument": {"uri": (polyglot / "scripts/run_jobs.py").as_uri()},
-                  "position": {"line": 21, "character": 19}}
+        params = {"textDocument": {"uri": (polyglot / "scripts/limits/rate_limiter.py").as_uri()},
+                  "position": {"line": 63, "character": 23}}
         first = _plain(await harness.request("ragLsp/context", params))
         # The server starts on this first question and is not waited for: the name under the cursor is its text.
         assert "limiter.allow" in first["query"]["names"]
         answer = await _ask_until(harness, "ragLsp/context", params,
-                                  lambda a: "rate_limiter.RateLimiter.allow" in a["query"]["names"])
-        assert "rate_limiter.RateLimiter.allow" in answer["query"]["names"]
+                                  lambda a: "rate_limiter.Limiter.allow" in a["query"]["names"])
+        assert "rate_limiter.Limiter.allow" in answer["query"]["names"]
         top = answer["items"][0]
-        assert (top["path"], top["qualname"]) == ("scripts/limits/rate_limiter.py", "RateLimiter.allow")
+        assert top["path"] == "scripts/limits/rate_limiter.py", answer["items"][:3]
         await harness.stop()
     run(scenario())
 

@@ -1,0 +1,128 @@
+"""What the identifier under a cursor means, and how to name it so that the ranking finds exactly that.
+
+A cursor on ``limiter.allow`` asks about one method, but by name it is every
+``allow`` in the workspace, and the Go and Rust files called ``limiter`` fit
+the receiver as well as anything. A ready language server resolves the name
+exactly (``CompositeSymbolProvider.resolve``). Without one, ``resolve_chain``
+follows what the file itself says, and gives up rather than guess:
+
+- the chain's first name: ``self``/``this``/``cls`` is the enclosing class;
+  a name the file imports resolves through the import graph; a name the file
+  defines at its top level is that definition; a parameter of the enclosing
+  function annotated with a type (``limiter: RateLimiter``, the ``name: Type``
+  form of Python, TypeScript and Rust) or a name assigned a constructor call
+  earlier in the function (``limiter = RateLimiter(...)``) is that type;
+- each further name is a member of what came before (a module's or a class's);
+- the answer is the one definition left at the end, or nothing.
+
+``focus_name`` then writes the definition as the shortest name the symbol
+index looks up as exactly it: ``RateLimiter.allow``; or
+``rate_limiter.RateLimiter.allow`` when other files have a
+``RateLimiter.allow`` too; or led by the whole path,
+``scripts.limits.rate_limiter.RateLimiter.allow``, when other files are
+called ``rate_limiter`` as well.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePosixPath
+
+from rag_lsp.core import languages
+from rag_lsp.core.bindings import Resolver, Target, file_bindings
+from rag_lsp.core.cursor import RECEIVERS
+from rag_lsp.core.model import CLASS_LIKE_KINDS, Definition
+from rag_lsp.core.outline import FUNCTION_KINDS
+
+# An identifier with dots (``limiter.allow``), as a cursor touches it.
+IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
+_TYPE = r"([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)"
+
+
+def word_at(line: str, character: int) -> str | None:
+    """The identifier (with dots) that a cursor at ``character`` (code points) touches."""
+    for match in IDENTIFIER.finditer(line):
+        if match.start() <= character <= match.end():
+            return match.group(0)
+    return None
+
+
+def resolve_chain(index, rel: str, chain: str, lines: list[str], line: int) -> Definition | None:
+    """The one definition ``chain`` means at 1-based ``line`` of ``rel`` (whose text is ``lines``), by what the
+    file imports, defines and annotates; None when that does not settle it. Call under ``index.lock``."""
+    language = languages.language_for_path(rel)
+    if language is None:
+        return None
+    first, *rest = chain.split(".")
+    reader = _FileReader(index, rel, language, lines, line)
+    target = reader.head(first)
+    for part in rest:
+        if not target:
+            return None
+        target = reader.resolver.attribute(target, part)
+    return target.definitions[0] if target and len(target.definitions) == 1 else None
+
+
+def focus_name(index, resolved: Definition | None, word: str) -> str:
+    """The shortest name the index looks up as exactly ``resolved`` (its qualified name, led by its file's
+    name or path when namesakes share it), else ``word``; also ``word`` when ``resolved`` is not what it names
+    (a variable resolved to its type)."""
+    if resolved is None or resolved.name != word.rsplit(".", 1)[-1]:
+        return word
+    module = PurePosixPath(resolved.path).with_suffix("")
+    for qualifier in ("", f"{module.name}.", f"{'.'.join(module.parts)}."):
+        if index.symbols.lookup(qualifier + resolved.qualname) == [resolved]:
+            return qualifier + resolved.qualname
+    return word
+
+
+class _FileReader:
+    """One file's imports, definitions and enclosing scopes around a line, for resolving names."""
+
+    def __init__(self, index, rel: str, language: str, lines: list[str], line: int) -> None:
+        self.index = index
+        self.rel = rel
+        self.lines = lines
+        self.line = line
+        self.resolver = Resolver(index)
+        self.bindings = file_bindings(index.imports.get(rel, []), language).names
+        self.definitions = index.symbols.in_file(rel)
+        covering = sorted((d for d in self.definitions if d.start_line <= line <= d.end_line),
+                          key=lambda d: d.start_line)
+        self.owner = next((d for d in reversed(covering) if d.kind in CLASS_LIKE_KINDS), None)
+        self.function = next((d for d in reversed(covering) if d.kind in FUNCTION_KINDS), None)
+
+    def head(self, name: str) -> Target:
+        if name in RECEIVERS:
+            return Target(definitions=(self.owner,)) if self.owner else Target()
+        return self.named(name) or self.typed(name)
+
+    def named(self, name: str) -> Target:
+        """A name the file imports, or defines at its top level."""
+        binding = self.bindings.get(name)
+        if binding is not None:
+            target = self.resolver.binding(binding, self.rel)
+            return self.resolver.named_in_module(target, name) or target
+        defined = tuple(d for d in self.definitions if d.name == name and d.container is None)
+        return Target(definitions=defined) if defined else Target()
+
+    def typed(self, name: str) -> Target:
+        """The class a parameter or local of the enclosing function is annotated or constructed as."""
+        if self.function is None:
+            return Target()
+        scope = "\n".join(self.lines[self.function.start_line - 1 : self.line])
+        name = re.escape(name)
+        annotated = rf"(?<![\w$.]){name}\s*\??\s*:\s*{_TYPE}"
+        constructed = rf"(?<![\w$.]){name}\s*=\s*(?:new\s+)?{_TYPE}\s*\("
+        for pattern in (annotated, constructed):
+            found = re.search(pattern, scope)
+            if found is None:
+                continue
+            first, *rest = found.group(1).split(".")
+            target = self.named(first)
+            for part in rest:
+                target = self.resolver.attribute(target, part) if target else target
+            classes = tuple(d for d in target.definitions if d.kind in CLASS_LIKE_KINDS)
+            if classes:
+                return Target(definitions=classes, via=target.via)
+        return Target()
