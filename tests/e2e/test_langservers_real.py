@@ -132,6 +132,10 @@ def test_python_definition_follows_the_annotation_not_the_name(python_server):
     assert lines_of(python_server.definition(*at("py.call.inner"), timeout=CALL_SECONDS)) == {where("py.Limiter.allow")}
 
 
+def test_python_servers_say_when_they_have_checked_an_opened_file(python_server):
+    assert python_server.wait_checked("scripts/run_jobs.py", CALL_SECONDS * 4)
+
+
 def test_python_definition_crosses_the_import(python_server):
     places = python_server.definition(*at("py.import.RateLimiter"), timeout=CALL_SECONDS)
     assert lines_of(places) == {where("py.RateLimiter")}
@@ -214,6 +218,10 @@ def ts_server(server_path, workspace):
         time.sleep(0.2)
     yield client
     client.stop()
+
+
+def test_typescript_server_says_when_it_has_checked_an_opened_file(ts_server):
+    assert ts_server.wait_checked("client/src/api.ts", CALL_SECONDS * 4)
 
 
 def test_typescript_definition_follows_the_type_not_the_name(ts_server):

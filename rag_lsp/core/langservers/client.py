@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 import rag_lsp
 from rag_lsp.core.langservers import results
@@ -266,6 +267,8 @@ class LanguageServerClient:
         self._encoding = "utf-16"
         self._version: str | None = None
         self._documents: collections.OrderedDict[str, _Document] = collections.OrderedDict()
+        # Documents (unquoted URIs) whose diagnostics the server published since they were last synced.
+        self._checked: set[str] = set()
         self._timeouts = 0
         self._crash_times: collections.deque[float] = collections.deque()
         self._next_start = 0.0
@@ -367,6 +370,8 @@ class LanguageServerClient:
             conn = self._ready_connection()
             uri = self._uri(path)
             document = self._documents.get(path)
+            if document is None or document.text != text:
+                self._checked.discard(unquote(uri))
             if document is None:
                 self._documents[path] = _Document(text, 1)
                 item = {"uri": uri, "languageId": language_id, "version": 1, "text": text}
@@ -382,6 +387,7 @@ class LanguageServerClient:
                     )
             while len(self._documents) > self._max_open:
                 closed, _ = self._documents.popitem(last=False)
+                self._checked.discard(unquote(self._uri(closed)))
                 conn.notify("textDocument/didClose", {"textDocument": {"uri": self._uri(closed)}})
 
     def request(self, method: str, params: Any, timeout: float) -> Any:
@@ -457,6 +463,31 @@ class LanguageServerClient:
             self._last_error = str(error)
         log.warning("%s: %s", self.spec.name, error)
         return error
+
+    def wait_checked(self, path: str, timeout: float) -> bool:
+        """Wait (at most ``timeout`` s) until the server has published diagnostics for ``path`` since its last
+        sync; True if it has. pyright checks a file it was just sent before it answers anything quickly again,
+        and says it is done by publishing the file's diagnostics (as every common server does)."""
+        uri = unquote(self._uri(path))
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            while uri not in self._checked:
+                left = deadline - time.monotonic()
+                if left <= 0 or self._state != "ready":
+                    return False
+                self._changed.wait(left)
+            return True
+
+    def _notified(self, method: str, params: Any) -> None:
+        """The server's notifications (on the reader thread): only published diagnostics matter here."""
+        if method == "textDocument/publishDiagnostics" and isinstance(params, dict) \
+                and isinstance(params.get("uri"), str):
+            uri = unquote(params["uri"])
+            with self._lock:
+                # Only open documents are waited for, which also keeps the set as small as they are few.
+                if any(unquote(self._uri(path)) == uri for path in self._documents):
+                    self._checked.add(uri)
+                    self._changed.notify_all()
 
     def _uri(self, path: str) -> str:
         return (self.root / path).as_uri()
@@ -538,6 +569,7 @@ class LanguageServerClient:
             handle_request=self._answer_server,
             on_close=lambda reason: self._crashed(generation, reason),
             name=self.spec.name,
+            handle_notification=self._notified,
         )
         with self._lock:
             current = generation == self._generation and self._state == "starting"
@@ -577,6 +609,7 @@ class LanguageServerClient:
             self._version = version if isinstance(version, str) else None
             self._timeouts = 0
             self._documents.clear()
+            self._checked.clear()
             # Set with the state, so that no caller woken by "ready" asks before the warm-up has begun.
             self.warming = bool(self.spec.warm_up and capabilities.get("workspaceSymbolProvider"))
             self._state = "ready"
@@ -633,6 +666,7 @@ class LanguageServerClient:
                     "implementation": {"linkSupport": True},
                     "documentSymbol": {"hierarchicalDocumentSymbolSupport": True, "symbolKind": _SYMBOL_KINDS},
                     "hover": {"contentFormat": ["plaintext", "markdown"]},
+                    "publishDiagnostics": {},
                 },
                 "workspace": {"symbol": {"symbolKind": _SYMBOL_KINDS}, "workspaceFolders": True, "configuration": True},
             },
@@ -728,6 +762,7 @@ class LanguageServerClient:
             self._capabilities = {}
             self._version = None
             self._documents.clear()
+            self._checked.clear()
             if len(self._crash_times) >= self._max_crashes:
                 self._state = "down"
             else:

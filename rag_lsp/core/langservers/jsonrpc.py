@@ -131,7 +131,8 @@ class Connection:
 
     ``handle_request(method, params)`` answers the server's own requests on the
     reader thread, so it must be quick; raising ``MethodNotFound`` answers
-    -32601. ``on_close(reason)`` is called once, from a connection thread, when
+    -32601. ``handle_notification(method, params)``, when given, sees the
+    server's notifications on the same thread. ``on_close(reason)`` is called once, from a connection thread, when
     the server's output ends or cannot be parsed or its input cannot be written;
     it is not called after ``close()``.
     """
@@ -145,11 +146,13 @@ class Connection:
         handle_request: Callable[[str, Any], Any],
         on_close: Callable[[str], None],
         name: str = "server",
+        handle_notification: Callable[[str, Any], None] | None = None,
     ):
         self._stdout = stdout
         self._stdin = stdin
         self._stderr = stderr
         self._handle_request = handle_request
+        self._handle_notification = handle_notification
         self._on_close = on_close
         self._name = name
         self._lock = threading.Lock()
@@ -270,6 +273,8 @@ class Connection:
         if isinstance(method, str):
             if "id" in message:
                 self._answer(message["id"], method, message.get("params"))
+            elif self._handle_notification is not None:
+                self._handle_notification(method, message.get("params"))
             else:
                 log.debug("%s: notification %s ignored", self._name, method)
             return

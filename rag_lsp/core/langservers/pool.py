@@ -31,6 +31,8 @@ log = logging.getLogger("rag_lsp.langservers")
 
 # Answers remembered per pool; the least recently used is forgotten first.
 MAX_REMEMBERED = 2048
+# How long a one-shot warm-up waits for a server to check the file it opened (see LanguageServerClient.wait_checked).
+CHECK_SECONDS = 5.0
 
 
 class AnswerMemo:
@@ -109,7 +111,7 @@ class ServerPool:
         project, for one-shot callers; the editor never does this, its questions do not wait for a server.
 
         The first readable file of each language, in path order, is opened in its server (tsserver knows
-        only the projects of open files), then the server is settled, all within ``seconds``.
+        only the projects of open files) and checked by it, then the server is settled, all within ``seconds``.
         """
         deadline = time.monotonic() + seconds
         clients: dict[str, tuple[LanguageServerClient, str, str]] = {}
@@ -131,6 +133,7 @@ class ServerPool:
                 while client.warming and time.monotonic() < deadline:
                     time.sleep(0.05)
                 client.sync(path, text, language_id(languages.language_for_path(path), path))
+                client.wait_checked(path, min(CHECK_SECONDS, deadline - time.monotonic()))
                 client.settle(deadline - time.monotonic())
             except (ServerUnavailable, ServerCallError) as exc:
                 log.info("%s did not warm up: %s", client.spec.name, exc)

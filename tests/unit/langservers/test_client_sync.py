@@ -38,6 +38,21 @@ def test_sync_opens_once_changes_only_on_new_text_and_sends_full_text(make_clien
     assert changed["contentChanges"] == [{"text": "x = 2\n"}]
 
 
+def test_a_document_is_checked_when_the_server_publishes_its_diagnostics_after_the_last_sync(make_client):
+    client = ready(make_client("ok"))
+    client.sync("a.py", "x = 1\n", "python")
+    assert client.wait_checked("a.py", 2.0)
+    # New text is not checked until the server says so again; this server never checks "no-check" text.
+    client.sync("a.py", "no-check\n", "python")
+    started = time.monotonic()
+    assert not client.wait_checked("a.py", 0.3)
+    assert time.monotonic() - started < 1.0
+    client.sync("a.py", "x = 3\n", "python")
+    assert client.wait_checked("a.py", 2.0)
+    # Diagnostics of a document rag_lsp never opened are not remembered.
+    assert not client.wait_checked("elsewhere.py", 0.2)
+
+
 def test_beyond_the_limit_the_least_recently_used_document_is_closed(make_client):
     client = ready(make_client("ok", max_open_documents=2))
     client.sync("a.py", "a", "python")
