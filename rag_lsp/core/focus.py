@@ -16,7 +16,8 @@ follows what the file itself says, and gives up rather than guess:
 - the answer is the one definition left at the end, or nothing.
 
 ``focus_name`` then writes the definition as the shortest name the symbol
-index looks up as exactly it: ``RateLimiter.allow``; or
+index looks up as exactly it and that does not read as a word of prose
+(``_models.Response``, not ``Response``): ``RateLimiter.allow``; or
 ``rate_limiter.RateLimiter.allow`` when other files have a
 ``RateLimiter.allow`` too; or led by the whole path,
 ``scripts.limits.rate_limiter.RateLimiter.allow``, when other files are
@@ -33,6 +34,7 @@ from rag_lsp.core.bindings import Resolver, Target, file_bindings
 from rag_lsp.core.cursor import RECEIVERS
 from rag_lsp.core.model import CLASS_LIKE_KINDS, Definition
 from rag_lsp.core.outline import FUNCTION_KINDS
+from rag_lsp.core.strategies.symbols import PLAIN_WORD
 
 # An identifier with dots (``limiter.allow``), as a cursor touches it.
 IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
@@ -71,8 +73,12 @@ def focus_name(index, resolved: Definition | None, word: str) -> str:
         return word
     module = PurePosixPath(resolved.path).with_suffix("")
     for qualifier in ("", f"{module.name}.", f"{'.'.join(module.parts)}."):
-        if index.symbols.lookup(qualifier + resolved.qualname) == [resolved]:
-            return qualifier + resolved.qualname
+        name = qualifier + resolved.qualname
+        # `Response` alone reads as a word of prose to the ranking, which weighs it by how common the word
+        # is; the cursor's name is code for certain, so it is written with its module then.
+        if PLAIN_WORD.match(name) or index.symbols.lookup(name) != [resolved]:
+            continue
+        return name
     return word
 
 

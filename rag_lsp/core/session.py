@@ -512,12 +512,16 @@ class Session:
             root, rel = located
             with root.index.lock:
                 covering = [d for d in root.index.symbols.in_file(rel) if d.start_line <= line + 1 <= d.end_line]
+                defined = False
                 if word:
                     provider = self._provider(root, max_calls=1)
                     resolved = provider.resolve(rel, line + 1, character) if provider is not None else None
                     resolved = resolved or resolve_chain(root.index, rel, word, lines, line + 1)
                     word = focus_name(root.index, resolved, word)
-            if covering:
+                    defined = resolved is not None or bool(root.index.symbols.lookup(word))
+            # The enclosing definition is on the user's screen already: it is the question only when the name
+            # under the cursor defines nothing (a local, a keyword), not a rival to the name's definition.
+            if covering and not defined:
                 enclosing = max(covering, key=lambda d: d.start_line).qualname
         return " ".join(f"`{name}`" for name in dict.fromkeys(n for n in (word, enclosing) if n))
 

@@ -95,6 +95,9 @@ def test_the_name_is_the_shortest_the_index_finds_as_exactly_that_definition(ind
     audit = index.symbols.lookup("audit.Ledger.post")[0]
     assert focus_name(index, audit, "other.post") == "audit.Ledger.post"
     assert focus_name(index, check, "self.check") == "Ledger.check"
+    # A name that reads as a word of prose is written with its module: the ranking discounts common words.
+    summary = index.symbols.lookup("summary")[0]
+    assert focus_name(index, summary, "summary") == "jobs.summary"
     # A definition that is not what the word names leaves the word as it is.
     assert focus_name(index, check, "book.post") == "book.post"
     assert focus_name(index, None, "book.post") == "book.post"

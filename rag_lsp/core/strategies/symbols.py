@@ -42,7 +42,8 @@ LOOSE_MEMBER_FACTOR = 0.5
 # Shorter names (``c``, ``id``) are flags and abbreviations more often than symbols.
 MIN_NAME_CHARS = 3
 _RECEIVERS = frozenset({"self", "this", "cls", "super", "Self"})
-_PLAIN_WORD = re.compile(r"^[A-Za-z][a-z]+$")
+# A name that could be a word of prose (`fix`, `Dataset`): weighed by how rare the word is in the code.
+PLAIN_WORD = re.compile(r"^[A-Za-z][a-z]+$")
 _QUALIFIED = re.compile(r"::|\.|#")
 
 
@@ -65,7 +66,7 @@ def run(ctx: StrategyContext) -> list[Finding]:
         in_prose = ctx.message.in_prose(name)
         factor = 1.0 if in_prose else CODE_SAMPLE_FACTOR
         # A name that is one plain word (`fix`, `Dataset`) is only as telling as the word is rare in the code.
-        if _PLAIN_WORD.match(name):
+        if PLAIN_WORD.match(name):
             factor *= _rarity(ctx, name)
         definitions, fit = _definitions(ctx, name)
         findings += _defined(ctx, name, definitions, fit * factor, in_prose,
