@@ -489,7 +489,8 @@ class Session:
         return answer
 
     def focus_query(self, path: Path, line: int, character: int) -> str:
-        """A question for a cursor: the identifier under it, qualified by the enclosing definition.
+        """A question for a cursor: the identifier under it, or with its enclosing definition when it defines
+        nothing (a local, a keyword).
 
         ``line`` is 0-based and ``character`` counts code points; the open
         buffer's text is used when there is one. Where a ready language server

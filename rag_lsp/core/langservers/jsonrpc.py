@@ -132,8 +132,9 @@ class Connection:
     ``handle_request(method, params)`` answers the server's own requests on the
     reader thread, so it must be quick; raising ``MethodNotFound`` answers
     -32601. ``handle_notification(method, params)``, when given, sees the
-    server's notifications on the same thread. ``on_close(reason)`` is called once, from a connection thread, when
-    the server's output ends or cannot be parsed or its input cannot be written;
+    server's notifications on the same thread, and must be quick too.
+    ``on_close(reason)`` is called once, from a connection thread, when the
+    server's output ends or cannot be parsed or its input cannot be written;
     it is not called after ``close()``.
     """
 

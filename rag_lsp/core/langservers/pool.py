@@ -54,6 +54,7 @@ class AnswerMemo:
             return self._answers[key]
 
     def remember(self, version: Any, key: tuple, answer: Any) -> None:
+        """Keep ``answer`` for ``key`` at ``version``; an answer for a new version forgets all older ones."""
         with self._lock:
             if version != self._version:
                 self._answers.clear()
