@@ -160,7 +160,8 @@ def test_python_references_of_a_class_cross_files(python_server):
 
 
 def test_python_servers_do_not_answer_implementations(python_server):
-    """Neither pyright nor jedi has textDocument/implementation: the composite must say it needs another source."""
+    """Neither pyright nor jedi has textDocument/implementation: the composite finds subclasses through their
+    references in class base lists instead (tests/e2e/test_server_langservers.py)."""
     assert not python_server.supports("textDocument/implementation")
     with pytest.raises(ServerCallError) as failure:
         python_server.implementation(*at("py.Limiter"), timeout=CALL_SECONDS)
