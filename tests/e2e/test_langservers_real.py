@@ -109,6 +109,22 @@ def test_the_default_plan_starts_the_installed_servers(server_path):
     assert isinstance(plan["c"], ServerSpec) and plan["c"].name == "clangd" and plan["cpp"] is plan["c"]
 
 
+@pytest.mark.parametrize("command", ["pyright-langserver", "jedi-language-server"])
+def test_planned_python_servers_are_ready_for_questions_soon_after_they_start(command, server_path, workspace):
+    """The composite skips a server while it warms up: that must end once the project is loaded (pyright:
+    seconds), not last the whole warm-up minute (jedi answers the warm-up query with null forever)."""
+    spec = plan_servers({"python": {"command": require(command)}})["python"]
+    client = start(spec, workspace)
+    try:
+        deadline = time.monotonic() + READY_SECONDS
+        while client.warming:
+            assert time.monotonic() < deadline, f"{spec.name} still warming up after {READY_SECONDS} s"
+            time.sleep(0.1)
+        assert client.workspace_symbols("RateLimiter", timeout=CALL_SECONDS)
+    finally:
+        client.stop()
+
+
 # Python: pyright and jedi-language-server, the same questions.
 
 
