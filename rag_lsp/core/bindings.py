@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from rag_lsp.core import languages
 from rag_lsp.core.model import Definition, Import
 from rag_lsp.core.modules import is_directory_module, module_key
 
@@ -101,16 +102,17 @@ class Resolver:
         self.modules = index.symbols.modules
         # Files consulted, for cache validation by the caller.
         self.consulted: set[str] = set()
-        self._modules: dict[tuple[str, str | None], list[str]] = {}
+        self._modules: dict[tuple[str, str | None, str | None], list[str]] = {}
 
     def module_files(self, module: str, from_path: str | None) -> list[str]:
-        # Only a relative module depends on where it is imported from.
+        # A relative module depends on where it is imported from; any other only on the importer's language.
+        importer = from_path
         if not module.startswith(_RELATIVE):
             from_path = None
-        key = (module, from_path)
+        key = (module, from_path, languages.spec(languages.language_for_path(importer)).family if importer else None)
         files = self._modules.get(key)
         if files is None:
-            files = self.modules.resolve(module, from_path)
+            files = self.modules.resolve(module, from_path, importer)
             if module.startswith(("./", "../")):
                 files = self._path_module(module, from_path, files)
             self._modules[key] = files

@@ -17,6 +17,8 @@ from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import PurePosixPath
 
+from rag_lsp.core import languages
+
 # File stems that stand for their directory (``pkg/__init__.py`` is ``pkg``), by file suffix:
 # Rust's ``lib.rs``/``main.rs`` are crate roots, but ``lib.ts`` or ``main.py`` are ordinary modules.
 _DIRECTORY_STEMS = frozenset({"__init__", "index", "mod"})
@@ -95,11 +97,14 @@ class ModuleMap:
             if key:
                 self._by_last[key[-1]].discard(path)
 
-    def resolve(self, module: str, from_path: str | None = None) -> list[str]:
+    def resolve(self, module: str, from_path: str | None = None, importer: str | None = None) -> list[str]:
         """Files that a module reference most likely means, best first (ties by path).
 
         Relative references (``./x``, ``../x``, Python's ``.x``, Rust's
         ``self::``/``super::``) are anchored at ``from_path``'s directory.
+        With ``importer`` (a file of the language that imports), only files its
+        language family can import are candidates: Python's ``from shop import
+        audit`` does not mean ``web/shop.ts``.
         """
         wanted = self._anchor(module, from_path)
         if not wanted:
@@ -110,6 +115,8 @@ class ModuleMap:
         for drop in range(0, min(len(wanted), 3)):
             target = wanted[: len(wanted) - drop]
             for path in sorted(self._candidates(target[-1])):
+                if importer is not None and not languages.same_family(path, importer):
+                    continue
                 score = self._score(target, path)
                 if score:
                     best.append((score * 10 - drop, path))

@@ -42,6 +42,16 @@ def test_resolve(modules, module, from_path, expected):
     assert modules.resolve(module, from_path) == expected
 
 
+def test_an_importer_only_sees_modules_of_its_language_family():
+    """A TypeScript file named like a Python package would win by the file-before-directory rule."""
+    mapping = ModuleMap()
+    for path in ["shop/__init__.py", "shop/audit.py", "web/shop.ts", "web/cart.tsx"]:
+        mapping.add(path)
+    assert mapping.resolve("shop") == ["web/shop.ts"]
+    assert mapping.resolve("shop", importer="jobs/nightly.py") == ["shop/__init__.py"]
+    assert mapping.resolve("shop", importer="web/cart.tsx") == ["web/shop.ts"]
+
+
 def test_remove_forgets_the_file(modules):
     modules.remove("src/marshmallow/schema.py")
     # The package itself remains the best guess for ``marshmallow.schema``.
