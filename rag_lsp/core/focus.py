@@ -12,7 +12,10 @@ follows what the file itself says, and gives up rather than guess:
   function annotated with a type (``limiter: RateLimiter``, the ``name: Type``
   form of Python, TypeScript and Rust) or a name assigned a constructor call
   earlier in the function (``limiter = RateLimiter(...)``) is that type;
-- each further name is a member of what came before (a module's or a class's);
+- each further name is a member of what came before: a module's or a class's
+  definition, or an attribute the class types in its body (``self.book =
+  Ledger()``, ``self.book: Ledger``, a field ``book: Ledger``, TypeScript's
+  ``this.book = new Ledger()``), read with the imports of the class's file;
 - the answer is the one definition left at the end, or nothing.
 
 ``focus_name`` then writes the definition as the shortest name the symbol
@@ -33,7 +36,7 @@ from rag_lsp.core import languages
 from rag_lsp.core.bindings import Resolver, Target, file_bindings
 from rag_lsp.core.cursor import RECEIVERS
 from rag_lsp.core.model import CLASS_LIKE_KINDS, Definition
-from rag_lsp.core.outline import FUNCTION_KINDS
+from rag_lsp.core.outline import FUNCTION_KINDS, FileText
 from rag_lsp.core.strategies.symbols import PLAIN_WORD
 
 # An identifier with dots (``limiter.allow``), as a cursor touches it.
@@ -61,7 +64,7 @@ def resolve_chain(index, rel: str, chain: str, lines: list[str], line: int) -> D
     for part in rest:
         if not target:
             return None
-        target = reader.resolver.attribute(target, part)
+        target = reader.member(target, part)
     return target.definitions[0] if target and len(target.definitions) == 1 else None
 
 
@@ -117,7 +120,35 @@ class _FileReader:
         if self.function is None:
             return Target()
         scope = "\n".join(self.lines[self.function.start_line - 1 : self.line])
-        name = re.escape(name)
+        return self.type_in(scope, re.escape(name))
+
+    def member(self, target: Target, name: str) -> Target:
+        """``x.name`` for a resolved ``x``: a member it defines, else an attribute its class types."""
+        found = self.resolver.attribute(target, name)
+        if found:
+            return found
+        for owner in target.definitions:
+            if owner.kind not in CLASS_LIKE_KINDS:
+                continue
+            reader = self if owner.path == self.rel else self.other(owner)
+            if reader is None:
+                continue
+            body = "\n".join(reader.lines[owner.start_line - 1 : owner.end_line])
+            typed = reader.type_in(body, rf"(?:(?:self|this)\.)?{re.escape(name)}")
+            if typed:
+                return typed
+        return Target()
+
+    def other(self, owner: Definition) -> _FileReader | None:
+        """A reader of the file that defines ``owner``, whose imports name the types its body uses."""
+        language = languages.language_for_path(owner.path)
+        if language is None:
+            return None
+        lines = FileText.from_chunks([chunk for _, chunk in self.index.chunks_of(owner.path)]).lines
+        return _FileReader(self.index, owner.path, language, lines, owner.end_line)
+
+    def type_in(self, scope: str, name: str) -> Target:
+        """The class that ``name`` (a regular expression) is annotated or constructed as in ``scope``."""
         annotated = rf"(?<![\w$.]){name}\s*\??\s*:\s*{_TYPE}"
         constructed = rf"(?<![\w$.]){name}\s*=\s*(?:new\s+)?{_TYPE}\s*\("
         for pattern in (annotated, constructed):

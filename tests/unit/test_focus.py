@@ -36,7 +36,50 @@ FILES = {
         "def summary(entries):\n"
         "    return len(entries)\n"
     ),
+    "shop/runner.py": (
+        "from dataclasses import dataclass\n"
+        "\n"
+        "from shop.ledger import Ledger\n"
+        "from shop import audit\n"
+        "\n"
+        "\n"
+        "class Runner:\n"
+        "    def __init__(self):\n"
+        "        self.book = Ledger()\n"
+        "        self.trail: audit.Ledger = make_trail()\n"
+        "\n"
+        "    def run(self, entry):\n"
+        "        self.book.post(entry)\n"
+        "        return self.trail.post(entry)\n"
+        "\n"
+        "\n"
+        "@dataclass\n"
+        "class Plan:\n"
+        "    book: Ledger\n"
+    ),
+    # Uses a Runner from another file: its attributes are typed by runner.py's imports, not this file's.
+    "shop/cron.py": (
+        "from shop.runner import Plan, Runner\n"
+        "\n"
+        "\n"
+        "def tick(runner: Runner, plan: Plan):\n"
+        "    runner.book.post(None)\n"
+        "    plan.book.post(None)\n"
+    ),
     "web/ledger.ts": "export class Ledger {\n  post(entry: string): void {}\n}\n",
+    "web/shop.ts": (
+        "import { Ledger } from './ledger';\n"
+        "\n"
+        "export class Shop {\n"
+        "  private book: Ledger;\n"
+        "  constructor() {\n"
+        "    this.book = new Ledger();\n"
+        "  }\n"
+        "  sell() {\n"
+        "    this.book.post('x');\n"
+        "  }\n"
+        "}\n"
+    ),
     "web/page.ts": (
         "import { Ledger } from './ledger';\n"
         "\n"
@@ -73,6 +116,13 @@ def resolved(index: Index, rel: str, chain: str, line: int) -> tuple[str, str] |
     ("shop/jobs.py", "summary", 11, ("shop/jobs.py", "summary")),
     # `self` is the enclosing class.
     ("shop/ledger.py", "self.check", 3, ("shop/ledger.py", "Ledger.check")),
+    # Attributes a class types: assigned a constructor call, annotated, or a dataclass field; from this file
+    # and from another, whose imports say what the types are.
+    ("shop/runner.py", "self.book.post", 13, ("shop/ledger.py", "Ledger.post")),
+    ("shop/runner.py", "self.trail.post", 14, ("shop/audit.py", "Ledger.post")),
+    ("shop/cron.py", "runner.book.post", 5, ("shop/ledger.py", "Ledger.post")),
+    ("shop/cron.py", "plan.book.post", 6, ("shop/ledger.py", "Ledger.post")),
+    ("web/shop.ts", "this.book.post", 9, ("web/ledger.ts", "Ledger.post")),
     # TypeScript: an optional annotated parameter (a variable resolves to its type), and `new`.
     ("web/page.ts", "book", 6, ("web/ledger.ts", "Ledger")),
     ("web/page.ts", "fresh.post", 5, ("web/ledger.ts", "Ledger.post")),
