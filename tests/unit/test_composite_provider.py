@@ -8,6 +8,7 @@ which source answers, the call budget, the timeout rule, and the reasons a serve
 from __future__ import annotations
 
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -276,7 +277,7 @@ HIERARCHY = {
 class ReferencesOnly(StandIn):
     """A server like pyright: references, no implementations; it knows which `Shape` each use means."""
 
-    REFERENCES = {
+    REFERENCES: ClassVar[dict[tuple[str, int], list[Place]]] = {
         ("shapes/base.py", 1): [Place("shapes/flat.py", 2, 23, 2, 28), Place("shapes/flat.py", 5, 13, 5, 18),
                                 Place("shapes/flat.py", 11, 9, 11, 14)],
         ("shapes/flat.py", 5): [Place("shapes/flat.py", 16, 10, 16, 16)],
