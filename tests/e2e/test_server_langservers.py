@@ -48,6 +48,14 @@ async def _ask_until(harness: Harness, method: str, params: dict, done, seconds:
         await asyncio.sleep(0.5)
 
 
+async def _started(polyglot: Path, tmp_path: Path, options: dict | None = None) -> Harness:
+    """A real rag-lsp on the polyglot workspace, indexed, with the test setup's language servers on its PATH."""
+    harness = Harness(tmp_path / "cache", tmp_path / "server.log")
+    await harness.start([polyglot], options=options, env=langserver_env())
+    await harness.wait_indexed()
+    return harness
+
+
 def _answered(answer: dict, *servers: str) -> bool:
     notes = {note["server"]: note for note in answer["language_servers"]}
     return all(notes.get(server, {}).get("answered") for server in servers)
@@ -62,9 +70,7 @@ def polyglot(tmp_path: Path) -> Path:
 
 def test_one_question_gets_answers_from_two_real_servers_and_the_patterns(polyglot, tmp_path):
     async def scenario() -> None:
-        harness = Harness(tmp_path / "cache", tmp_path / "server.log")
-        await harness.start([polyglot], env=langserver_env())
-        await harness.wait_indexed()
+        harness = await _started(polyglot, tmp_path)
         first = _plain(await harness.request("ragLsp/context", {"query": QUESTION}))
         # The first question starts the servers and does not wait for them: the patterns answer it.
         assert all("pyright" not in item["sources"] for item in first["items"])
@@ -104,9 +110,7 @@ def test_one_question_gets_answers_from_two_real_servers_and_the_patterns(polygl
 
 def test_lookup_answers_from_the_server_and_says_what_it_cannot(polyglot, tmp_path):
     async def scenario() -> None:
-        harness = Harness(tmp_path / "cache", tmp_path / "server.log")
-        await harness.start([polyglot], env=langserver_env())
-        await harness.wait_indexed()
+        harness = await _started(polyglot, tmp_path)
         # References of the Python method: exactly its one call, not the uses of every `allow`.
         references = await _ask_until(
             harness, "ragLsp/lookup", {"symbol": "RateLimiter.allow", "what": "references"},
@@ -153,9 +157,7 @@ def test_a_cursor_question_names_the_definition_the_server_resolves(polyglot, tm
     the function names its type, so by name the Rust and Go `limiter` files fit the receiver; pyright knows it is
     a `Limiter`."""
     async def scenario() -> None:
-        harness = Harness(tmp_path / "cache", tmp_path / "server.log")
-        await harness.start([polyglot], env=langserver_env())
-        await harness.wait_indexed()
+        harness = await _started(polyglot, tmp_path)
         params = {"textDocument": {"uri": (polyglot / "scripts/limits/rate_limiter.py").as_uri()},
                   "position": {"line": 63, "character": 23}}
         first = _plain(await harness.request("ragLsp/context", params))
@@ -172,9 +174,7 @@ def test_a_cursor_question_names_the_definition_the_server_resolves(polyglot, tm
 
 def test_unsaved_text_reaches_the_server(polyglot, tmp_path):
     async def scenario() -> None:
-        harness = Harness(tmp_path / "cache", tmp_path / "server.log")
-        await harness.start([polyglot], env=langserver_env())
-        await harness.wait_indexed()
+        harness = await _started(polyglot, tmp_path)
         jobs = polyglot / "scripts/run_jobs.py"
         text = jobs.read_text()
         uri = harness.open(jobs, text + "\n\ndef again(limiter: RateLimiter) -> bool:\n    return limiter.allow('x')\n")
@@ -207,9 +207,7 @@ def _fake(mode: str) -> dict:
 ])
 def test_a_misbehaving_server_yields_the_pattern_answer_within_budget(polyglot, tmp_path, mode, skipped):
     async def scenario() -> None:
-        harness = Harness(tmp_path / "cache", tmp_path / "server.log")
-        await harness.start([polyglot], options=_fake(mode), env=langserver_env())
-        await harness.wait_indexed()
+        harness = await _started(polyglot, tmp_path, _fake(mode))
         # The first question only starts the fake server; wait until it is ready, then ask.
         await harness.request("ragLsp/context", {"query": QUESTION})
         await _ask_until(harness, "ragLsp/status", None,
@@ -231,10 +229,8 @@ def test_a_misbehaving_server_yields_the_pattern_answer_within_budget(polyglot, 
 
 def test_a_missing_binary_is_reported_and_the_patterns_answer(polyglot, tmp_path):
     async def scenario() -> None:
-        harness = Harness(tmp_path / "cache", tmp_path / "server.log")
         options = {"languageServers": {"python": {"command": "no-such-language-server"}}}
-        await harness.start([polyglot], options=options, env=langserver_env())
-        await harness.wait_indexed()
+        harness = await _started(polyglot, tmp_path, options)
         answer = _plain(await harness.request("ragLsp/context", {"query": QUESTION}))
         assert answer["items"][0]["path"].endswith(("rate_limiter.py", "rateLimiter.ts", "limiter.go", "limiter.rs"))
         notes = [n for n in answer["language_servers"] if n["languages"] == ["python"]]
@@ -249,9 +245,7 @@ def test_a_missing_binary_is_reported_and_the_patterns_answer(polyglot, tmp_path
 def test_completion_context_asks_a_warm_server_for_the_receivers_type(polyglot, tmp_path):
     """`limiter.` where `limiter` comes from a dict lookup: no import names its type, pyright knows it."""
     async def scenario() -> None:
-        harness = Harness(tmp_path / "cache", tmp_path / "server.log")
-        await harness.start([polyglot], env=langserver_env())
-        await harness.wait_indexed()
+        harness = await _started(polyglot, tmp_path)
         path = polyglot / "scripts/limits/rate_limiter.py"
         lines = path.read_text().splitlines()
         # Inside RateLimiter.allow, after `limiter = self.limiters[key] = ...`: a new line typing `limiter.`.

@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 from .lsp_helpers import child_pids, fake_spec, process_alive, wait_until
 
 from rag_lsp.core.langservers.client import LanguageServerClient
 from rag_lsp.core.langservers.spec import ServerSpec
+
+
+@pytest.fixture
+def bin_dir(tmp_path, monkeypatch):
+    """An empty PATH of our own, and a Python whose directory holds nothing either."""
+    path_dir = tmp_path / "path"
+    path_dir.mkdir()
+    monkeypatch.setenv("PATH", str(path_dir))
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "venv" / "bin" / "python"))
+    return path_dir
 
 
 @pytest.fixture

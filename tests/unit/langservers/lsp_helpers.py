@@ -17,6 +17,15 @@ def fake_spec(mode: str = "ok", *extra: str, languages: tuple[str, ...] = ("pyth
     return ServerSpec("fake", sys.executable, (str(FAKE_SERVER), "--mode", mode, *extra), None, languages)
 
 
+def executable(directory: Path, name: str) -> str:
+    """A program ``name`` in ``directory`` that does nothing: enough for a lookup on PATH to find it."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / name
+    path.write_text("#!/bin/sh\nexit 0\n")
+    path.chmod(0o755)
+    return str(path)
+
+
 def process_alive(pid: int) -> bool:
     """Whether ``pid`` runs (a zombie, dead but not yet reaped by its parent, counts as gone)."""
     try:

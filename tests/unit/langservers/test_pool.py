@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import pytest
-from .lsp_helpers import FAKE_SERVER, process_alive, ready
+from .lsp_helpers import FAKE_SERVER, executable, process_alive, ready
 
 from rag_lsp.core.langservers.client import LanguageServerClient
 from rag_lsp.core.langservers.pool import ServerPool
@@ -17,22 +16,6 @@ PYTHON = sys.executable
 
 def fake_override(mode: str = "ok") -> dict:
     return {"command": PYTHON, "args": [str(FAKE_SERVER), "--mode", mode]}
-
-
-def install(directory: Path, *names: str) -> None:
-    for name in names:
-        path = directory / name
-        path.write_text("#!/bin/sh\nexit 0\n")
-        path.chmod(0o755)
-
-
-@pytest.fixture
-def path_dir(tmp_path, monkeypatch):
-    directory = tmp_path / "path"
-    directory.mkdir()
-    monkeypatch.setenv("PATH", str(directory))
-    monkeypatch.setattr(sys, "executable", str(tmp_path / "venv" / "bin" / "python"))
-    return directory
 
 
 @pytest.fixture
@@ -48,8 +31,9 @@ def pools(tmp_path):
         pool.stop()
 
 
-def test_clients_are_created_lazily_and_shared_by_languages_of_one_server(path_dir, pools):
-    install(path_dir, "typescript-language-server", "clangd")
+def test_clients_are_created_lazily_and_shared_by_languages_of_one_server(bin_dir, pools):
+    executable(bin_dir, "typescript-language-server")
+    executable(bin_dir, "clangd")
     pool = pools()
     assert pool.clients() == []
     typescript = pool.client_for("typescript")
@@ -59,7 +43,7 @@ def test_clients_are_created_lazily_and_shared_by_languages_of_one_server(path_d
     assert len(pool.clients()) == 2
 
 
-def test_unserved_languages_get_reasons(path_dir, pools):
+def test_unserved_languages_get_reasons(bin_dir, pools):
     pool = pools({"go": {"enabled": False}, "rust": {"command": "/opt/nowhere/rust-analyzer"}})
     assert pool.client_for("python") == (
         "no python language server on PATH (tried pyright-langserver, basedpyright-langserver, jedi-language-server)"
@@ -70,8 +54,9 @@ def test_unserved_languages_get_reasons(path_dir, pools):
     assert pool.clients() == []
 
 
-def test_status_lists_every_planned_server_by_first_language(path_dir, pools):
-    install(path_dir, "clangd", "gopls")
+def test_status_lists_every_planned_server_by_first_language(bin_dir, pools):
+    executable(bin_dir, "clangd")
+    executable(bin_dir, "gopls")
     python_sep = {"python": {**fake_override(), "initialization_options": {"a": 1}}}
     pool = pools({**python_sep, "rust": {"enabled": False}})
     client = pool.client_for("python")
@@ -90,8 +75,8 @@ def test_status_lists_every_planned_server_by_first_language(path_dir, pools):
     assert {frozenset(entry) for entry in pool.status()} == {frozenset(client.status())}
 
 
-def test_reconfigure_stops_only_clients_whose_server_changed(path_dir, pools):
-    install(path_dir, "clangd")
+def test_reconfigure_stops_only_clients_whose_server_changed(bin_dir, pools):
+    executable(bin_dir, "clangd")
     pool = pools({"python": fake_override()})
     python = ready(pool.client_for("python"))
     clangd = pool.client_for("c")
@@ -108,7 +93,7 @@ def test_reconfigure_stops_only_clients_whose_server_changed(path_dir, pools):
     assert pool.clients() == [] and clangd.state == "stopped"
 
 
-def test_stop_stops_every_client_and_no_more_are_made(path_dir, pools):
+def test_stop_stops_every_client_and_no_more_are_made(bin_dir, pools):
     pool = pools({"python": fake_override(), "markdown": fake_override("error")}, backoff_base=0.01)
     python, markdown = ready(pool.client_for("python")), ready(pool.client_for("markdown"))
     pids = [python.status()["pid"], markdown.status()["pid"]]
@@ -119,7 +104,7 @@ def test_stop_stops_every_client_and_no_more_are_made(path_dir, pools):
     assert isinstance(pool.client_for("python"), str)
 
 
-def test_identical_overrides_share_one_process(path_dir, pools):
+def test_identical_overrides_share_one_process(bin_dir, pools):
     pool = pools({"python": fake_override(), "markdown": fake_override()})
     assert pool.client_for("python") is pool.client_for("markdown")
     assert pool.client_for("python").spec.languages == ("python", "markdown")

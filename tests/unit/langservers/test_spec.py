@@ -3,30 +3,11 @@
 from __future__ import annotations
 
 import os
-import sys
-from pathlib import Path
 
 import pytest
+from .lsp_helpers import executable
 
 from rag_lsp.core.langservers.spec import ServerSpec, language_id, plan_servers, resolve_command
-
-
-def executable(directory: Path, name: str) -> str:
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / name
-    path.write_text("#!/bin/sh\nexit 0\n")
-    path.chmod(0o755)
-    return str(path)
-
-
-@pytest.fixture
-def bin_dir(tmp_path, monkeypatch):
-    """An empty PATH of our own, and a Python whose directory holds nothing either."""
-    path_dir = tmp_path / "path"
-    path_dir.mkdir()
-    monkeypatch.setenv("PATH", str(path_dir))
-    monkeypatch.setattr(sys, "executable", str(tmp_path / "venv" / "bin" / "python"))
-    return path_dir
 
 
 def test_commands_resolve_on_path_then_next_to_the_running_python(bin_dir, tmp_path):
