@@ -36,10 +36,11 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from rag_lsp.core import languages, similar
-from rag_lsp.core.completion import CompletionEngine, CompletionRequest
-from rag_lsp.core.outline import FileText
-from rag_lsp.core.session import Session
+from rag_lsp import languages
+from rag_lsp.completion import similar
+from rag_lsp.completion.engine import CompletionEngine, CompletionRequest
+from rag_lsp.index.outline import FileText
+from rag_lsp.workspace.session import Session
 
 DEFAULT_CASES = Path("/work/shared/bench/dev-completion.jsonl")
 KS = (1, 3, 5)
@@ -185,8 +186,8 @@ def make_cases(tree: Path, repo: str, limit: int, seed: int = 0) -> list[dict]:
     import random
     import re
 
-    from rag_lsp.core.bindings import Resolver, file_bindings
-    from rag_lsp.core.session import is_test_path
+    from rag_lsp.index.bindings import Resolver, file_bindings
+    from rag_lsp.workspace.session import is_test_path
 
     session = Session(use_cache=False)
     session.add_root(tree)
@@ -241,14 +242,14 @@ def main() -> int:
                         help="instead: write cases for --trees/NAME to standard output (see make_cases)")
     parser.add_argument("--limit", type=int, default=100, help="with --make-cases: at most this many cases")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
-                        help="override a weight of rag_lsp.core.completion (for ablations)")
+                        help="override a weight of rag_lsp.completion.engine (for ablations)")
     args = parser.parse_args()
-    from rag_lsp.core import completion
+    from rag_lsp.completion import engine as completion
 
     for assignment in args.set:
         name, _, value = assignment.partition("=")
         if not hasattr(completion, name):
-            parser.error(f"rag_lsp.core.completion has no {name}")
+            parser.error(f"rag_lsp.completion.engine has no {name}")
         setattr(completion, name, type(getattr(completion, name))(value))
     if args.make_cases:
         for case in make_cases(args.trees / args.make_cases.split("/")[-1], args.make_cases, args.limit):

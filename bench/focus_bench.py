@@ -35,9 +35,9 @@ from pathlib import Path
 
 from completion_bench import DEFAULT_CASES, KS, hit_rank, percentile
 
-from rag_lsp.core.context import ContextRequest
-from rag_lsp.core.focus import word_at
-from rag_lsp.core.session import Session
+from rag_lsp.features.focus import word_at
+from rag_lsp.retrieval.retrieve import ContextRequest
+from rag_lsp.workspace.session import Session
 
 # How long the servers may take to start and load a repository before its cases.
 WARM_UP_SECONDS = 120.0

@@ -34,14 +34,14 @@ def child(mode: str, root: str, cache: str) -> dict:
     """One measurement, run inside a fresh interpreter."""
     started = time.perf_counter()
     if mode == "baseline":
-        from rag_lsp.core.walk import WalkStats, load, walk
+        from rag_lsp.index.walk import WalkStats, load, walk
 
         stats = WalkStats()
         count = sum(1 for f in walk([root], stats) if load(f, stats=stats).text is not None)
         result = {"files": count}
     else:
-        from rag_lsp.core.context import ContextRequest, build_context
-        from rag_lsp.core.index import Index
+        from rag_lsp.index.root_index import Index
+        from rag_lsp.retrieval.retrieve import ContextRequest, build_context
 
         index = Index(root, cache_root=Path(cache))
         stats = index.refresh()

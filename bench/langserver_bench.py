@@ -44,14 +44,14 @@ from pathlib import Path
 from common import percentile
 from localize_bench import DEFAULT_CASES, MRR_DEPTH, RANK_LIMIT, _gold_rank, _tree
 
-from rag_lsp.core.config import Settings
-from rag_lsp.core.fusion import FusionRanker
-from rag_lsp.core.index import Index
-from rag_lsp.core.langservers.composite import CompositeSymbolProvider
-from rag_lsp.core.langservers.pool import ServerPool
-from rag_lsp.core.query import parse_query
-from rag_lsp.core.strategies.provider import IndexSymbolProvider
-from rag_lsp.core.strategies.workspace import workspace_tables
+from rag_lsp.index.root_index import Index
+from rag_lsp.index.symbol_provider import IndexSymbolProvider
+from rag_lsp.index.tables import workspace_tables
+from rag_lsp.langservers.composite import CompositeSymbolProvider
+from rag_lsp.langservers.pool import ServerPool
+from rag_lsp.retrieval.fusion import FusionRanker
+from rag_lsp.retrieval.query import parse_query
+from rag_lsp.workspace.settings import Settings
 
 POLYGLOT = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "polyglot"
 POLYGLOT_QUESTIONS = [

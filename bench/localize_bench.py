@@ -42,12 +42,12 @@ from pathlib import Path
 from common import percentile
 from rank_bm25 import BM25Okapi
 
-from rag_lsp.core.fusion import FusionRanker
-from rag_lsp.core.index import Index
-from rag_lsp.core.query import parse_query
-from rag_lsp.core.rank import LexicalRanker, Ranker
-from rag_lsp.core.strategies import REGISTRY
-from rag_lsp.core.tokenize import path_tokens, tokenize
+from rag_lsp.index.root_index import Index
+from rag_lsp.index.terms import path_tokens, tokenize
+from rag_lsp.retrieval.fusion import FusionRanker
+from rag_lsp.retrieval.query import parse_query
+from rag_lsp.retrieval.rank import LexicalRanker, Ranker
+from rag_lsp.retrieval.strategies import REGISTRY
 
 DEFAULT_CASES = Path("/work/shared/bench/dev-localize.jsonl")
 KS = (1, 5, 10)

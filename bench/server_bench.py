@@ -30,11 +30,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "e2e"))
 
 from common import DJANGO_QUESTIONS, median_p95  # noqa: E402
 from lsp_harness import Harness  # noqa: E402
-from rag_lsp.core.context import ContextRequest  # noqa: E402
-from rag_lsp.core.documents import TextEdit  # noqa: E402
-from rag_lsp.core.session import Session  # noqa: E402
 
-
+from rag_lsp.retrieval.retrieve import ContextRequest  # noqa: E402
+from rag_lsp.workspace.documents import TextEdit  # noqa: E402
+from rag_lsp.workspace.session import Session  # noqa: E402
 
 
 def generated_module(functions: int = 1000) -> str:

@@ -16,14 +16,14 @@ import sys
 from pathlib import Path
 
 from rag_lsp import __version__
-from rag_lsp.core.config import Settings, SettingsError, apply_settings, load_operator_file
-from rag_lsp.core.context import DEFAULT_BUDGET_TOKENS, DEFAULT_TOP_K, ContextRequest, build_context
-from rag_lsp.core.index import Index, IndexStats
-from rag_lsp.core.langservers.composite import CompositeSymbolProvider
-from rag_lsp.core.langservers.pool import ServerPool
-from rag_lsp.core.lookup import LOOKUPS
-from rag_lsp.core.strategies.provider import IndexSymbolProvider
-from rag_lsp.core.strategies.workspace import workspace_tables
+from rag_lsp.features.lookup import LOOKUPS
+from rag_lsp.index.root_index import Index, IndexStats
+from rag_lsp.index.symbol_provider import IndexSymbolProvider
+from rag_lsp.index.tables import workspace_tables
+from rag_lsp.langservers.composite import CompositeSymbolProvider
+from rag_lsp.langservers.pool import ServerPool
+from rag_lsp.retrieval.retrieve import DEFAULT_BUDGET_TOKENS, DEFAULT_TOP_K, ContextRequest, build_context
+from rag_lsp.workspace.settings import Settings, SettingsError, apply_settings, load_operator_file
 
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_BAD_ROOT, EXIT_BAD_QUERY_FILE = 0, 1, 2, 3, 4
 # Defaults of completion-context (the core's, repeated so that other commands need not import it).
@@ -223,7 +223,7 @@ def _read_text(path: Path) -> str | None:
 
 
 def _lookup(args: argparse.Namespace) -> int:
-    from rag_lsp.core.session import Session
+    from rag_lsp.workspace.session import Session
 
     if not args.root.is_dir():
         raise CliError(f"root {'is not a directory' if args.root.exists() else 'does not exist'}: {args.root}",
@@ -257,8 +257,8 @@ def _lookup(args: argparse.Namespace) -> int:
 
 def _completion_context(args: argparse.Namespace) -> int:
     # Imported here so that the other commands never pay for it.
-    from rag_lsp.core.completion import CompletionEngine, CompletionError, CompletionRequest, PositionError
-    from rag_lsp.core.session import Session
+    from rag_lsp.completion.engine import CompletionEngine, CompletionError, CompletionRequest, PositionError
+    from rag_lsp.workspace.session import Session
 
     if not args.root.is_dir():
         raise CliError(f"root {'is not a directory' if args.root.exists() else 'does not exist'}: {args.root}",

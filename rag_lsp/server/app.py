@@ -24,11 +24,8 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
 
 from rag_lsp import __version__
-from rag_lsp.core.config import Settings, SettingsError, apply_settings
-from rag_lsp.core.context import ContextRequest
-from rag_lsp.core.documents import EditError
-from rag_lsp.core.lookup import LOOKUPS
-from rag_lsp.core.session import Session
+from rag_lsp.features.lookup import LOOKUPS
+from rag_lsp.retrieval.retrieve import ContextRequest
 from rag_lsp.server import ext
 from rag_lsp.server.completion import register_completion
 from rag_lsp.server.convert import (
@@ -40,6 +37,9 @@ from rag_lsp.server.convert import (
     uri_to_path,
 )
 from rag_lsp.server.params import context_params, field, lookup_params
+from rag_lsp.workspace.documents import EditError
+from rag_lsp.workspace.session import Session
+from rag_lsp.workspace.settings import Settings, SettingsError, apply_settings
 
 log = logging.getLogger("rag_lsp.server")
 

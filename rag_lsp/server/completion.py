@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pygls.exceptions import JsonRpcInvalidParams
 
-from rag_lsp.core.completion import (
+from rag_lsp.completion.engine import (
     DEFAULT_BUDGET_TOKENS,
     DEFAULT_TIME_BUDGET_MS,
     MAX_SNIPPETS,

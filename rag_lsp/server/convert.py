@@ -9,8 +9,8 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import from_fs_path
 
-from rag_lsp.core.documents import TextEdit
-from rag_lsp.core.model import Definition
+from rag_lsp.model import Definition
+from rag_lsp.workspace.documents import TextEdit
 
 _SYMBOL_KINDS = {
     "function": types.SymbolKind.Function,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from rag_lsp.core.cache import default_cache_root
+from rag_lsp.index.cache import default_cache_root
 
 _LEVELS = {
     logging.ERROR: types.MessageType.Error,

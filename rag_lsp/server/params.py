@@ -13,9 +13,9 @@ from pathlib import Path
 
 from pygls.exceptions import JsonRpcInvalidParams
 
-from rag_lsp.core.config import Settings
-from rag_lsp.core.context import ContextRequest
+from rag_lsp.retrieval.retrieve import ContextRequest
 from rag_lsp.server.convert import uri_to_path
+from rag_lsp.workspace.settings import Settings
 
 VERBOSITIES = ("full", "locations")
 MAX_QUERY_CHARS = 200_000

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from langservers_env import POLYGLOT, alive, copy_polyglot, descendants, require, search_path
 
-from rag_lsp.core.langservers.client import LanguageServerClient, Place, ServerCallError, ServerUnavailable
-from rag_lsp.core.langservers.spec import ServerSpec, language_id, plan_servers
+from rag_lsp.langservers.client import LanguageServerClient, Place, ServerCallError, ServerUnavailable
+from rag_lsp.langservers.spec import ServerSpec, language_id, plan_servers
 
 READY_SECONDS = 30.0
 CALL_SECONDS = 10.0

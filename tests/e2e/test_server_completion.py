@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from conftest import write_tree
+from lsp_harness import Harness, run
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
-from conftest import write_tree
-from lsp_harness import Harness, run
-from rag_lsp.core.tokens import estimate_tokens
+from rag_lsp.retrieval.token_count import estimate_tokens
 
 WORKSPACE = {
     # Python: a package re-exporting (with an alias) through __init__.py.

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import random
 
-from lsprotocol import types
-
 from edit_oracle import apply, random_edit
 from lsp_harness import Harness, run
-from rag_lsp.core.context import ContextRequest, build_context
-from rag_lsp.core.index import Index
+from lsprotocol import types
+
+from rag_lsp.index.root_index import Index
+from rag_lsp.retrieval.retrieve import ContextRequest, build_context
 
 QUERIES = ["ledger post account currency", "def class return", "convert rate", "reconcile balance"]
 

@@ -16,10 +16,9 @@ import time
 from pathlib import Path
 
 import pytest
-from lsprotocol import types
-
 from langservers_env import alive, copy_polyglot, descendants, langserver_env, require
 from lsp_harness import Harness, run
+from lsprotocol import types
 
 FAKE_SERVER = Path(__file__).resolve().parents[1] / "fixtures" / "fake_lsp" / "fake_server.py"
 QUESTION = "why does `RateLimiter.allow` let every request through"

@@ -6,11 +6,10 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidParams
-
 from conftest import write_tree
 from lsp_harness import Harness, run
+from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
 
 
 async def started(ledger_root: Path, tmp_path: Path, options: dict | None = None, folders=None) -> Harness:

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-from lsprotocol import types
-
 from lsp_harness import Harness, run
+from lsprotocol import types
 
 
 def test_initialize_index_context_edit_lens_command_shutdown(ledger_root, tmp_path):
@@ -78,9 +77,8 @@ def test_serve_over_tcp_for_debugging(ledger_root, tmp_path):
     import socket
     import subprocess
 
-    from pygls.lsp.client import LanguageClient
-
     from lsp_harness import RAG_LSP
+    from pygls.lsp.client import LanguageClient
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

@@ -23,7 +23,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import LEDGER_WORKSPACE, write_tree
 
 REPO = Path(__file__).resolve().parents[2]

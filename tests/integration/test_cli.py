@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import write_tree
 
 RAG_LSP = Path(sys.executable).parent / "rag-lsp"

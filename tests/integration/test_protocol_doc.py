@@ -7,9 +7,9 @@ import re
 from pathlib import Path
 
 from rag_lsp.cli import build_parser
-from rag_lsp.core.context import ContextRequest, build_context
-from rag_lsp.core.index import Index
-from rag_lsp.core.walk import SKIP_REASONS
+from rag_lsp.index.root_index import Index
+from rag_lsp.index.walk import SKIP_REASONS
+from rag_lsp.retrieval.retrieve import ContextRequest, build_context
 
 DOC = (Path(__file__).parents[2] / "docs" / "protocol.md").read_text(encoding="utf-8")
 
@@ -97,7 +97,7 @@ def test_custom_requests_and_commands_are_the_ext_module():
 
 
 def test_settings_table_matches_the_settings():
-    from rag_lsp.core.config import KNOWN_KEYS, Settings
+    from rag_lsp.workspace.settings import KNOWN_KEYS, Settings
 
     documented = documented_table("settings")
     assert documented == set(Settings().to_dict())
@@ -106,15 +106,15 @@ def test_settings_table_matches_the_settings():
 
 
 def test_context_params_example_is_accepted():
-    from rag_lsp.core.config import Settings
     from rag_lsp.server.params import context_params
+    from rag_lsp.workspace.settings import Settings
 
     decoded = context_params(documented("context-params"), Settings())
     assert decoded.request.top_k == 10 and decoded.verbosity == "full" and decoded.focus.line == 12
 
 
 def test_status_example_has_the_real_shape(ledger_root):
-    from rag_lsp.core.session import Session
+    from rag_lsp.workspace.session import Session
 
     # Language servers are planned (and listed) without being started: they start on first need.
     session = Session(use_cache=False, language_servers=True)
@@ -127,9 +127,9 @@ def test_status_example_has_the_real_shape(ledger_root):
 
 
 def test_lookup_examples_have_the_real_shape(ledger_root):
-    from rag_lsp.core.lookup import LOOKUPS
-    from rag_lsp.core.session import Session
+    from rag_lsp.features.lookup import LOOKUPS
     from rag_lsp.server.params import lookup_params
+    from rag_lsp.workspace.session import Session
 
     decoded = lookup_params(documented("lookup-params"), LOOKUPS)
     assert (decoded.symbol, decoded.what) == ("RateLimiter.allow", "references")

@@ -41,7 +41,7 @@ def test_importing_the_core_loads_no_protocol_library():
 
 
 def test_every_query_directory_is_a_known_language():
-    from rag_lsp.core import languages
+    from rag_lsp import languages
 
     for directory in (PACKAGE / "queries").iterdir():
         assert directory.name in languages.all_languages(), directory.name

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rank_bm25 import BM25Okapi
 
-from rag_lsp.core import bm25
-from rag_lsp.core.bm25 import BM25Index
+from rag_lsp.index import bm25_index as bm25
+from rag_lsp.index.bm25_index import BM25Index
 
 TOLERANCE = 1e-9
 

@@ -2,8 +2,8 @@
 
 import sqlite3
 
-from rag_lsp.core import cache as cache_module
-from rag_lsp.core.index import Index
+from rag_lsp.index import cache as cache_module
+from rag_lsp.index.root_index import Index
 
 
 def test_warm_run_reuses_everything(ledger_root, isolated_cache):

@@ -10,11 +10,11 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import write_tree
-from rag_lsp.core.completion import CompletionEngine, CompletionRequest, PositionError
-from rag_lsp.core.session import Session
-from rag_lsp.core.tokens import estimate_tokens
+
+from rag_lsp.completion.engine import CompletionEngine, CompletionRequest, PositionError
+from rag_lsp.retrieval.token_count import estimate_tokens
+from rag_lsp.workspace.session import Session
 
 CURSOR = "‸"
 
@@ -391,7 +391,7 @@ def test_a_deleted_or_discarded_file_gives_no_similar_code(tmp_path):
 
 
 def test_the_recently_edited_list_is_bounded_and_most_recent_first(tmp_path):
-    from rag_lsp.core.session import MAX_RECENT_EDITS
+    from rag_lsp.workspace.session import MAX_RECENT_EDITS
 
     count = MAX_RECENT_EDITS + 5
     session = open_session(tmp_path, {f"m{i}.py": "" for i in range(count)})
@@ -422,7 +422,7 @@ def test_the_time_budget_returns_the_best_so_far_marked_truncated(tmp_path, monk
 
     answer_fast = ask(tmp_path / "fast", files, "app/main.py")
     assert answer_fast["truncated"] is False
-    monkeypatch.setattr("rag_lsp.core.completion.time.perf_counter", slow_clock)
+    monkeypatch.setattr("rag_lsp.completion.engine.time.perf_counter", slow_clock)
     answer = ask(tmp_path / "slow", files, "app/main.py", time_budget_ms=50)
     assert answer["truncated"] is True
     assert answer["snippets"], "the best found so far is returned"

@@ -4,15 +4,15 @@ text rebuilt from chunks, signatures and docstrings, and Jaccard windows."""
 from __future__ import annotations
 
 import pytest
-
 from conftest import write_tree
-from rag_lsp.core import similar
-from rag_lsp.core.bindings import Binding, Resolver, file_bindings
-from rag_lsp.core.cursor import code_point, enclosing, open_call, parameters
-from rag_lsp.core.index import Index
-from rag_lsp.core.model import Definition
-from rag_lsp.core.outline import FileText, body, head, signature_end
-from rag_lsp.core.parse import parse_file
+
+from rag_lsp.completion import similar
+from rag_lsp.completion.cursor import code_point, enclosing, open_call, parameters
+from rag_lsp.index.bindings import Binding, Resolver, file_bindings
+from rag_lsp.index.outline import FileText, body, head, signature_end
+from rag_lsp.index.parse import parse_file
+from rag_lsp.index.root_index import Index
+from rag_lsp.model import Definition
 
 # Import aliases, as the parser records them.
 
@@ -273,7 +273,7 @@ def test_the_call_being_typed(lines, line, character, expected):
 
 
 def test_a_function_being_written_encloses_the_cursor_past_its_parsed_end(tmp_path):
-    from rag_lsp.core.cursor import analyse, expected_indent
+    from rag_lsp.completion.cursor import analyse, expected_indent
 
     source = "class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        \n"
     index = Index(write_tree(tmp_path / "ws", {"m.py": source}), use_cache=False)
@@ -294,7 +294,7 @@ def test_a_function_being_written_encloses_the_cursor_past_its_parsed_end(tmp_pa
 def test_a_patched_analysis_equals_a_fresh_one(tmp_path):
     import random
 
-    from rag_lsp.core.cursor import analyse
+    from rag_lsp.completion.cursor import analyse
 
     source = PYTHON_SOURCE + (
         "\n\ndef use():\n    value = multi(1)\n    shape = Shape(3)\n"

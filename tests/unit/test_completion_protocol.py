@@ -10,9 +10,9 @@ import pytest
 from pygls.exceptions import JsonRpcInvalidParams
 
 from rag_lsp.cli import build_parser, main
-from rag_lsp.core.completion import CompletionEngine, CompletionRequest
-from rag_lsp.core.session import Session
+from rag_lsp.completion.engine import CompletionEngine, CompletionRequest
 from rag_lsp.server.completion import completion_params
+from rag_lsp.workspace.session import Session
 
 DOC = (Path(__file__).parents[2] / "docs" / "protocol.md").read_text(encoding="utf-8")
 

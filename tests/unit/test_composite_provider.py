@@ -11,16 +11,16 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
-
 from conftest import write_tree
-from rag_lsp.core.context import ContextRequest, build_context
-from rag_lsp.core.index import Index
-from rag_lsp.core.langservers.client import Place, ServerCallError
-from rag_lsp.core.langservers.composite import CompositeSymbolProvider, name_position
-from rag_lsp.core.langservers.pool import AnswerMemo
-from rag_lsp.core.langservers.spec import ServerSpec
-from rag_lsp.core.strategies.provider import PATTERNS, IndexSymbolProvider, NeedsServer
-from rag_lsp.core.strategies.workspace import workspace_tables
+
+from rag_lsp.index.root_index import Index
+from rag_lsp.index.symbol_provider import PATTERNS, IndexSymbolProvider, NeedsServer
+from rag_lsp.index.tables import workspace_tables
+from rag_lsp.langservers.client import Place, ServerCallError
+from rag_lsp.langservers.composite import CompositeSymbolProvider, name_position
+from rag_lsp.langservers.pool import AnswerMemo
+from rag_lsp.langservers.spec import ServerSpec
+from rag_lsp.retrieval.retrieve import ContextRequest, build_context
 
 FILES = {
     "app/limits.py": (
@@ -446,7 +446,7 @@ def test_without_a_version_nothing_is_remembered(index):
 
 
 def test_name_position_skips_comments_and_decorators():
-    from rag_lsp.core.model import Definition
+    from rag_lsp.model import Definition
 
     text = "@allow.cache\n# allow it\ndef allow():\n    pass\n"
     definition = Definition("allow", "allow", "function", "a.py", 1, 4, 0, len(text))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag_lsp.core.config import Settings, SettingsError, apply_settings
+from rag_lsp.workspace.settings import Settings, SettingsError, apply_settings
 
 
 def test_server_settings_are_validated_and_snake_cased():

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from conftest import write_tree
 
-from rag_lsp.core.focus import focus_name, resolve_chain, word_at
-from rag_lsp.core.index import Index
+from rag_lsp.features.focus import focus_name, resolve_chain, word_at
+from rag_lsp.index.root_index import Index
 
 FILES = {
     "shop/__init__.py": "",

@@ -5,14 +5,14 @@ from __future__ import annotations
 import itertools
 
 import pytest
-
 from conftest import write_tree
-from rag_lsp.core.context import ContextRequest, build_context
-from rag_lsp.core.fusion import FusionRanker, combine, rank_files
-from rag_lsp.core.index import Index
-from rag_lsp.core.query import parse_query
-from rag_lsp.core.strategies import Budget, Finding, Skipped
-from rag_lsp.core.strategies.base import read_message
+
+from rag_lsp.index.root_index import Index
+from rag_lsp.retrieval.fusion import FusionRanker, combine, rank_files
+from rag_lsp.retrieval.query import parse_query
+from rag_lsp.retrieval.retrieve import ContextRequest, build_context
+from rag_lsp.retrieval.strategies import Budget, Finding, Skipped
+from rag_lsp.retrieval.strategies.base import read_message
 
 PLAIN = read_message("Ledger.post fails")
 
@@ -205,9 +205,9 @@ def test_a_cancelled_question_stops_between_strategies(ledger_root):
 
     import pytest
 
-    from rag_lsp.core.context import ContextRequest, build_context
-    from rag_lsp.core.index import Index
-    from rag_lsp.core.rank import Cancelled
+    from rag_lsp.index.root_index import Index
+    from rag_lsp.retrieval.rank import Cancelled
+    from rag_lsp.retrieval.retrieve import ContextRequest, build_context
 
     index = Index(ledger_root, use_cache=False)
     index.refresh()

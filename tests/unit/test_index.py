@@ -1,10 +1,10 @@
 """The index keeps chunks, BM25 and symbols in step across refreshes and single-file updates."""
 
 import pytest
-
 from conftest import write_tree
-from rag_lsp.core.index import Index
-from rag_lsp.core.tokenize import tokenize
+
+from rag_lsp.index.root_index import Index
+from rag_lsp.index.terms import tokenize
 
 QUERIES = ["ledger post account", "convert currency rates", "rate limit", "checkout cart total"]
 
@@ -81,7 +81,7 @@ def test_parallel_parse_equals_serial(tmp_path, monkeypatch):
     root = write_tree(tmp_path / "many", files)
     pooled = Index(root, use_cache=False)
     pooled.refresh()
-    monkeypatch.setattr("rag_lsp.core.index.POOL_THRESHOLD", 10_000)
+    monkeypatch.setattr("rag_lsp.index.root_index.POOL_THRESHOLD", 10_000)
     serial = Index(root, use_cache=False)
     serial.refresh()
     assert snapshot(pooled) == snapshot(serial)

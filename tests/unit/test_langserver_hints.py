@@ -5,10 +5,10 @@ A stand-in client makes the rules observable; tests/e2e/test_server_langservers.
 
 from __future__ import annotations
 
-from rag_lsp.core.langservers.client import Place, ServerCallError
-from rag_lsp.core.langservers.hints import _asks, cursor_hints
-from rag_lsp.core.langservers.spec import ServerSpec
-from rag_lsp.core.model import Definition
+from rag_lsp.completion.server_hints import _asks, cursor_hints
+from rag_lsp.langservers.client import Place, ServerCallError
+from rag_lsp.langservers.spec import ServerSpec
+from rag_lsp.model import Definition
 
 LIMITER = Definition("Limiter", "Limiter", "class", "limits.py", 3, 9, 0, 100)
 

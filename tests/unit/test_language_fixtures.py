@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from rag_lsp.core import languages
-from rag_lsp.core.parse import parse_file
+from rag_lsp import languages
+from rag_lsp.index.parse import parse_file
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "languages"
 QUERY_LANGUAGES = sorted(

@@ -2,7 +2,7 @@
 
 import pytest
 
-from rag_lsp.core.modules import ModuleMap, module_key, python_module
+from rag_lsp.index.module_map import ModuleMap, module_key, python_module
 
 FILES = [
     "src/marshmallow/__init__.py", "src/marshmallow/schema.py", "src/marshmallow/fields.py",

@@ -3,11 +3,12 @@
 import threading
 
 from conftest import write_tree
-from rag_lsp.core.context import ContextRequest
-from rag_lsp.core.documents import TextEdit
-from rag_lsp.core.path_kinds import is_test_path
-from rag_lsp.core.rank import Cancelled
-from rag_lsp.core.session import Session
+
+from rag_lsp.path_kinds import is_test_path
+from rag_lsp.retrieval.rank import Cancelled
+from rag_lsp.retrieval.retrieve import ContextRequest
+from rag_lsp.workspace.documents import TextEdit
+from rag_lsp.workspace.session import Session
 
 
 def session_for(*roots) -> Session:

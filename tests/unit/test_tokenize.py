@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rag_lsp.core.tokenize import STOP_WORDS, path_tokens, query_tokens, tokenize
+from rag_lsp.index.terms import STOP_WORDS, path_tokens, query_tokens, tokenize
 
 
 @pytest.mark.parametrize(

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from rag_lsp.core import walk as walk_module
-from rag_lsp.core.walk import (
+from rag_lsp.index import walk as walk_module
+from rag_lsp.index.walk import (
     SKIP_REASONS,
     LoadedFile,
     WalkedFile,

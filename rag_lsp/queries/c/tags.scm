@@ -1,6 +1,6 @@
 ; C definitions and references for rag_lsp.
 ;
-; Conventions (see rag_lsp/core/parse.py): @definition.<kind> on the
+; Conventions (see rag_lsp/index/parse.py): @definition.<kind> on the
 ; definition, @name on its name; a comment right above it is attached by the
 ; engine.
 ;

@@ -1,6 +1,6 @@
 ; C++ definitions and references for rag_lsp.
 ;
-; Conventions (see rag_lsp/core/parse.py): @definition.<kind> on the
+; Conventions (see rag_lsp/index/parse.py): @definition.<kind> on the
 ; definition, @name on its name, @container on the scope of an out-of-line
 ; member (`void Server::start() {}` -> Server.start; the engine reduces
 ; `Box<T>` to `Box`). A `template <...>` line belongs to the definition's chunk

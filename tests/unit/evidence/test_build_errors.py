@@ -3,8 +3,8 @@
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rag_lsp.core.evidence import Location, parse_locations
-from rag_lsp.core.evidence.build_errors import looks_like_path
+from rag_lsp.retrieval.evidence import Location, parse_locations
+from rag_lsp.retrieval.evidence.build_errors import looks_like_path
 
 
 def rows(text: str) -> list[tuple]:

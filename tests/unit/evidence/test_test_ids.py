@@ -3,7 +3,7 @@
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rag_lsp.core.evidence import TestId, parse_test_ids
+from rag_lsp.retrieval.evidence import TestId, parse_test_ids
 
 
 def rows(text: str) -> list[tuple]:

@@ -3,8 +3,8 @@
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rag_lsp.core.evidence import Frame, parse_frames
-from rag_lsp.core.evidence.traces import is_frame_line, normalise_path
+from rag_lsp.retrieval.evidence import Frame, parse_frames
+from rag_lsp.retrieval.evidence.traces import is_frame_line, normalise_path
 
 
 def rows(text: str) -> list[tuple]:

@@ -5,10 +5,11 @@ from __future__ import annotations
 import sys
 
 import pytest
-from .lsp_helpers import child_pids, fake_spec, process_alive, wait_until
 
-from rag_lsp.core.langservers.client import LanguageServerClient
-from rag_lsp.core.langservers.spec import ServerSpec
+from rag_lsp.langservers.client import LanguageServerClient
+from rag_lsp.langservers.spec import ServerSpec
+
+from .lsp_helpers import child_pids, fake_spec, process_alive, wait_until
 
 
 @pytest.fixture

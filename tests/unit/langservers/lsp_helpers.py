@@ -7,8 +7,8 @@ import sys
 import time
 from pathlib import Path
 
-from rag_lsp.core.langservers.client import LanguageServerClient
-from rag_lsp.core.langservers.spec import ServerSpec
+from rag_lsp.langservers.client import LanguageServerClient
+from rag_lsp.langservers.spec import ServerSpec
 
 FAKE_SERVER = Path(__file__).parents[2] / "fixtures" / "fake_lsp" / "fake_server.py"
 

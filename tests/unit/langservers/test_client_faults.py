@@ -9,10 +9,11 @@ import threading
 import time
 
 import pytest
-from .lsp_helpers import fake_spec, process_alive, ready, wait_until
 
-from rag_lsp.core.langservers.client import Place, ServerCallError, ServerUnavailable
-from rag_lsp.core.langservers.spec import ServerSpec
+from rag_lsp.langservers.client import Place, ServerCallError, ServerUnavailable
+from rag_lsp.langservers.spec import ServerSpec
+
+from .lsp_helpers import fake_spec, process_alive, ready, wait_until
 
 TIMEOUT = 0.3
 

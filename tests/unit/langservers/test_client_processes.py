@@ -10,9 +10,10 @@ import textwrap
 import threading
 
 import pytest
-from .lsp_helpers import FAKE_SERVER, process_alive, ready, wait_until
 
-from rag_lsp.core.langservers.client import ServerUnavailable
+from rag_lsp.langservers.client import ServerUnavailable
+
+from .lsp_helpers import FAKE_SERVER, process_alive, ready, wait_until
 
 
 def test_stop_shuts_the_server_down_and_is_idempotent(make_client):
@@ -72,8 +73,8 @@ def test_servers_die_with_a_killed_rag_lsp(tmp_path):
     script = textwrap.dedent(
         f"""
         import os, sys, time
-        from rag_lsp.core.langservers.client import LanguageServerClient
-        from rag_lsp.core.langservers.spec import ServerSpec
+        from rag_lsp.langservers.client import LanguageServerClient
+        from rag_lsp.langservers.spec import ServerSpec
         spec = ServerSpec("fake", sys.executable, ({str(FAKE_SERVER)!r}, "--mode", "ok", "--linger"))
         client = LanguageServerClient(spec, {str(tmp_path)!r})
         client.ensure_started()

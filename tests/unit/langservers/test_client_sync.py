@@ -6,9 +6,10 @@ import threading
 import time
 
 import pytest
-from .lsp_helpers import ready
 
-from rag_lsp.core.langservers.client import Place, ServerUnavailable
+from rag_lsp.langservers.client import Place, ServerUnavailable
+
+from .lsp_helpers import ready
 
 TIMEOUT = 0.5
 

@@ -8,9 +8,8 @@ import os
 import threading
 
 import pytest
-from .lsp_helpers import wait_until
 
-from rag_lsp.core.langservers.jsonrpc import (
+from rag_lsp.langservers.jsonrpc import (
     Connection,
     ConnectionLost,
     FramingError,
@@ -20,6 +19,8 @@ from rag_lsp.core.langservers.jsonrpc import (
     encode,
     read_message,
 )
+
+from .lsp_helpers import wait_until
 
 
 class Trickle(io.RawIOBase):

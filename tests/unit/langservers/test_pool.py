@@ -5,10 +5,11 @@ from __future__ import annotations
 import sys
 
 import pytest
-from .lsp_helpers import FAKE_SERVER, executable, process_alive, ready
 
-from rag_lsp.core.langservers.client import LanguageServerClient
-from rag_lsp.core.langservers.pool import ServerPool
+from rag_lsp.langservers.client import LanguageServerClient
+from rag_lsp.langservers.pool import ServerPool
+
+from .lsp_helpers import FAKE_SERVER, executable, process_alive, ready
 
 # Taken before the tests point sys.executable elsewhere to control the lookup next to it.
 PYTHON = sys.executable

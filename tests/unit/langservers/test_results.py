@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from rag_lsp.core.langservers import results
-from rag_lsp.core.langservers.results import Place, ServerCallError
+from rag_lsp.langservers import results
+from rag_lsp.langservers.results import Place, ServerCallError
 
 
 def same(path: str, line0: int, units: int) -> int:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import os
 
 import pytest
-from .lsp_helpers import executable
 
-from rag_lsp.core.langservers.spec import ServerSpec, language_id, plan_servers, resolve_command
+from rag_lsp.langservers.spec import ServerSpec, language_id, plan_servers, resolve_command
+
+from .lsp_helpers import executable
 
 
 def test_commands_resolve_on_path_then_next_to_the_running_python(bin_dir, tmp_path):

@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import write_tree
-from rag_lsp.core.index import Index
-from rag_lsp.core.query import parse_query
-from rag_lsp.core.strategies.base import Finding, StrategyContext
+
+from rag_lsp.index.root_index import Index
+from rag_lsp.retrieval.query import parse_query
+from rag_lsp.retrieval.strategies.base import Finding, StrategyContext
 
 
 def context_for(root: Path, files: dict[str, str], text: str, **options) -> StrategyContext:

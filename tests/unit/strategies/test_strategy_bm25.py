@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-
-from rag_lsp.core.strategies import bm25
-from rag_lsp.core.strategies.base import Skipped
 from strategy_helpers import chunk_name, context_for
+
+from rag_lsp.retrieval.strategies import bm25
+from rag_lsp.retrieval.strategies.base import Skipped
 
 REPO = {
     "pvlib/irradiance.py": '''def reindl(surface_tilt, dhi, ghi, dni):

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-
-from rag_lsp.core.strategies import build_error
-from rag_lsp.core.strategies.base import Skipped
 from strategy_helpers import chunk_name, context_for
+
+from rag_lsp.retrieval.strategies import build_error
+from rag_lsp.retrieval.strategies.base import Skipped
 
 REPO = {
     "web/src/cart/total.ts": '''export function total(prices: number[]): number {

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-
-from rag_lsp.core.strategies import contracts
-from rag_lsp.core.strategies.base import Skipped
 from strategy_helpers import context_for, heaviest
+
+from rag_lsp.retrieval.strategies import contracts
+from rag_lsp.retrieval.strategies.base import Skipped
 
 REPO = {
     "api/openapi.yaml": '''openapi: 3.0.0

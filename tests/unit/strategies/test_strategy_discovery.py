@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-
-from rag_lsp.core.strategies import discovery
-from rag_lsp.core.strategies.base import Finding, Skipped
 from strategy_helpers import context_for, heaviest
+
+from rag_lsp.retrieval.strategies import discovery
+from rag_lsp.retrieval.strategies.base import Finding, Skipped
 
 REPO = {f"src/sqlfluff/rules/L0{n:02d}.py": f"class Rule_L0{n:02d}:\n    pass\n" for n in range(10, 40)}
 REPO.update({"src/sqlfluff/core/linter.py": "def lint(sql):\n    return sql\n",

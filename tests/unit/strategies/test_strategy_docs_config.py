@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-
-from rag_lsp.core.strategies import docs_config
-from rag_lsp.core.strategies.base import Skipped
 from strategy_helpers import context_for
+
+from rag_lsp.retrieval.strategies import docs_config
+from rag_lsp.retrieval.strategies.base import Skipped
 
 REPO = {
     "shop/limits.py": '''import os

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-
-from rag_lsp.core.strategies import graph
-from rag_lsp.core.strategies.base import Skipped
 from strategy_helpers import context_for
+
+from rag_lsp.retrieval.strategies import graph
+from rag_lsp.retrieval.strategies.base import Skipped
 
 REPO = {
     "shop/currency.py": "def convert(amount, currency):\n    return amount\n",

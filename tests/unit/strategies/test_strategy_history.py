@@ -6,10 +6,10 @@ import shutil
 import subprocess
 
 import pytest
-
-from rag_lsp.core.strategies import history
-from rag_lsp.core.strategies.base import Skipped
 from strategy_helpers import context_for
+
+from rag_lsp.retrieval.strategies import history
+from rag_lsp.retrieval.strategies.base import Skipped
 
 REPO = {"shop/ledger.py": "def post(entry):\n    return entry\n", "shop/currency.py": "RATES = {}\n"}
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-
-from rag_lsp.core.strategies import lexical
-from rag_lsp.core.strategies.base import Skipped
 from strategy_helpers import chunk_name, context_for, heaviest
+
+from rag_lsp.retrieval.strategies import lexical
+from rag_lsp.retrieval.strategies.base import Skipped
 
 REPO = {
     "src/sqlfluff/core/parser/helpers.py": '''def check_still_complete(segments_in, matched_segments, unmatched):

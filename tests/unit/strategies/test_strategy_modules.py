@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-
-from rag_lsp.core.strategies import modules
-from rag_lsp.core.strategies.base import Skipped
 from strategy_helpers import context_for, heaviest
+
+from rag_lsp.retrieval.strategies import modules
+from rag_lsp.retrieval.strategies.base import Skipped
 
 REPO = {
     "pvlib/__init__.py": "from pvlib import irradiance\n",

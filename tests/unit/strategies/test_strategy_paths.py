@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-
-from rag_lsp.core.strategies import paths
-from rag_lsp.core.strategies.base import Skipped
 from strategy_helpers import chunk_name, context_for, heaviest
+
+from rag_lsp.retrieval.strategies import paths
+from rag_lsp.retrieval.strategies.base import Skipped
 
 REPO = {
     "pydicom/jsonrep.py": "def convert_to_python(value):\n    return value\n\n\ndef from_json(data):\n"

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-
-from rag_lsp.core.strategies import stack_trace
-from rag_lsp.core.strategies.base import Skipped
 from strategy_helpers import chunk_name, context_for
+
+from rag_lsp.retrieval.strategies import stack_trace
+from rag_lsp.retrieval.strategies.base import Skipped
 
 PYTHON_REPO = {
     "src/marshmallow/schema.py": "class Schema:\n" + "".join(

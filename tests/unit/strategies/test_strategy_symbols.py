@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-
-from rag_lsp.core.query import parse_query
-from rag_lsp.core.strategies import symbols
-from rag_lsp.core.strategies.base import Skipped, StrategyContext
 from strategy_helpers import chunk_name, context_for, heaviest
+
+from rag_lsp.retrieval.query import parse_query
+from rag_lsp.retrieval.strategies import symbols
+from rag_lsp.retrieval.strategies.base import Skipped, StrategyContext
 
 REPO = {
     "shop/ledger.py": '''class Ledger:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-
-from rag_lsp.core.strategies import test_to_impl
-from rag_lsp.core.strategies.base import Skipped
 from strategy_helpers import chunk_name, context_for, heaviest
+
+from rag_lsp.retrieval.strategies import test_to_impl
+from rag_lsp.retrieval.strategies.base import Skipped
 
 REPO = {
     "shop/cart.py": '''class Cart:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from rag_lsp.core.strategies.workspace import workspace_tables
 from strategy_helpers import context_for
+
+from rag_lsp.index.tables import workspace_tables
 
 REPO = {
     "shop/ledger.py": "from shop.currency import convert\n\n\ndef post(entry):\n    return convert(entry, 'EUR')\n",

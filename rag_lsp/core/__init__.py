@@ -1,1 +1,0 @@
-"""The pure retrieval core. Nothing under this package imports pygls or lsprotocol."""

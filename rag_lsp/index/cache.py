@@ -1,0 +1,246 @@
+"""The on-disk index cache: one SQLite file per workspace root.
+
+A file's parse result (chunks, definitions, references, imports and the BM25
+tokens of each chunk) is stored with the file's git blob id, size and mtime.
+A warm start trusts size and mtime like git's index does, and otherwise
+re-reads the file and reuses the stored result when the blob id still
+matches, so only changed content is parsed again.
+
+The cache is an optimisation and never a source of failure: a corrupt file,
+a schema from another version of rag_lsp or an unwritable directory is
+discarded or bypassed with a warning.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import marshal
+import os
+import sqlite3
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+from rag_lsp import __version__
+from rag_lsp.model import Chunk, Definition, Import, ParsedFile, Reference
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 3
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS files (
+    path TEXT PRIMARY KEY,
+    blob_id TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    payload BLOB NOT NULL
+);
+"""
+
+
+@dataclass(slots=True)
+class CachedFile:
+    """One file's cached parse result and the tokens of each of its chunks."""
+
+    parsed: ParsedFile
+    tokens: list[list[str]]
+    size: int
+    mtime_ns: int
+
+
+def default_cache_root() -> Path:
+    """``$RAG_LSP_CACHE_DIR``, else ``$XDG_CACHE_HOME/rag-lsp``, else ``~/.cache/rag-lsp``."""
+    explicit = os.environ.get("RAG_LSP_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "rag-lsp"
+
+
+def cache_path_for(root: Path, cache_root: Path | None = None) -> Path:
+    """The SQLite file of one workspace root: a readable name plus a hash of the absolute path."""
+    resolved = root.resolve()
+    digest = hashlib.sha1(str(resolved).encode("utf-8")).hexdigest()[:16]
+    return (cache_root or default_cache_root()) / f"{resolved.name or 'root'}-{digest}" / "index.sqlite"
+
+
+@cache
+def fingerprint() -> str:
+    """Identifies everything a cached parse result depends on besides the content.
+
+    Changing a query file, the language table or rag_lsp's version makes
+    every cached result stale, so they are hashed together.
+    """
+    digest = hashlib.sha1(f"{SCHEMA_VERSION}:{__version__}".encode())
+    package = resources.files("rag_lsp")
+    digest.update(package.joinpath("data/languages.toml").read_bytes())
+    queries = package.joinpath("queries")
+    for language in sorted(queries.iterdir(), key=lambda p: p.name):
+        if language.is_dir():
+            for query in sorted(language.iterdir(), key=lambda p: p.name):
+                digest.update(query.name.encode())
+                digest.update(query.read_bytes())
+    return digest.hexdigest()
+
+
+class IndexCache:
+    """Read and write cached parse results; every failure degrades to "not cached".
+
+    The connection may be used from several threads (the language server indexes
+    on one and closes on another); sqlite3 serialises access to it.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.warnings: list[str] = []
+        self._db: sqlite3.Connection | None = None
+        self._open()
+
+    @property
+    def available(self) -> bool:
+        return self._db is not None
+
+    def _open(self) -> None:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = self._connect()
+        except (OSError, sqlite3.Error) as exc:
+            self._warn(f"cache disabled: cannot open {self.path}: {exc}")
+            self._db = None
+
+    def _connect(self) -> sqlite3.Connection:
+        """Connect, first discarding a file that is corrupt or from another version."""
+        try:
+            db = sqlite3.connect(self.path, timeout=10, check_same_thread=False)
+            if not self._usable(db):
+                db.close()
+                self._delete_files()
+                db = sqlite3.connect(self.path, timeout=10, check_same_thread=False)
+        except sqlite3.DatabaseError as exc:
+            self._warn(f"discarding corrupt cache {self.path}: {exc}")
+            self._delete_files()
+            db = sqlite3.connect(self.path, timeout=10, check_same_thread=False)
+        db.executescript(_SCHEMA)
+        db.execute("INSERT OR REPLACE INTO meta VALUES ('fingerprint', ?)", (fingerprint(),))
+        db.commit()
+        return db
+
+    def _usable(self, db: sqlite3.Connection) -> bool:
+        """True for an empty database or one written with the current fingerprint."""
+        db.execute("PRAGMA quick_check").fetchone()
+        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if not tables:
+            return True
+        if {"meta", "files"} <= tables:
+            row = db.execute("SELECT value FROM meta WHERE key='fingerprint'").fetchone()
+            if row and row[0] == fingerprint():
+                return True
+        self._warn(f"discarding cache built by another rag_lsp version: {self.path}")
+        return False
+
+    def _delete_files(self) -> None:
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+
+    def _warn(self, message: str) -> None:
+        log.warning(message)
+        self.warnings.append(message)
+
+    def load_all(self) -> dict[str, tuple[str, int, int]]:
+        """path → (blob_id, size, mtime_ns) for every cached file."""
+        if self._db is None:
+            return {}
+        try:
+            rows = self._db.execute("SELECT path, blob_id, size, mtime_ns FROM files").fetchall()
+        except sqlite3.Error as exc:
+            self._fail(exc)
+            return {}
+        return {path: (blob, size, mtime) for path, blob, size, mtime in rows}
+
+    def get(self, path: str, blob_id: str | None = None) -> CachedFile | None:
+        """The cached result for a path (only if its blob id matches, when one is given)."""
+        if self._db is None:
+            return None
+        try:
+            row = self._db.execute(
+                "SELECT blob_id, size, mtime_ns, payload FROM files WHERE path=?", (path,)
+            ).fetchone()
+            if row is None or (blob_id is not None and row[0] != blob_id):
+                return None
+            return _decode(path, row[0], row[1], row[2], row[3])
+        except (sqlite3.Error, ValueError, KeyError, TypeError, EOFError) as exc:
+            self._fail(exc)
+            return None
+
+    def put_many(self, entries: list[CachedFile]) -> None:
+        if self._db is None or not entries:
+            return
+        try:
+            with self._db:
+                self._db.executemany(
+                    "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?)",
+                    [(e.parsed.path, e.parsed.blob_id, e.size, e.mtime_ns, _encode(e)) for e in entries],
+                )
+        except sqlite3.Error as exc:
+            self._fail(exc)
+
+    def delete_many(self, paths: list[str]) -> None:
+        if self._db is None or not paths:
+            return
+        try:
+            with self._db:
+                self._db.executemany("DELETE FROM files WHERE path=?", [(p,) for p in paths])
+        except sqlite3.Error as exc:
+            self._fail(exc)
+
+    def _fail(self, exc: Exception) -> None:
+        """A failure mid-run: stop using the cache for this run and rebuild it next time."""
+        self._warn(f"cache disabled after an error, it will be rebuilt: {exc}")
+        self.close()
+        self._delete_files()
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+
+def _encode(entry: CachedFile) -> bytes:
+    parsed = entry.parsed
+    payload = {
+        "language": parsed.language,
+        "error": parsed.error,
+        "chunks": [[getattr(c, f) for f in _CHUNK_FIELDS] for c in parsed.chunks],
+        "definitions": [[getattr(d, f) for f in _DEFINITION_FIELDS] for d in parsed.definitions],
+        "references": [[r.name, r.line, r.kind] for r in parsed.references],
+        "imports": [[i.module, i.line, list(i.names), [list(pair) for pair in i.aliases]] for i in parsed.imports],
+        "tokens": [" ".join(tokens) for tokens in entry.tokens],
+    }
+    # marshal, not JSON: decoding is what a warm start spends its time on, and marshal reads
+    # plain lists and strings several times faster. It never runs code, unlike pickle.
+    return marshal.dumps(payload)
+
+
+def _decode(path: str, blob: str, size: int, mtime_ns: int, raw: bytes) -> CachedFile:
+    payload = marshal.loads(raw)
+    chunk_extra = {"path": path, "language": payload["language"], "blob_id": blob}
+    parsed = ParsedFile(
+        path=path,
+        language=payload["language"],
+        blob_id=blob,
+        chunks=[Chunk(**chunk_extra, **dict(zip(_CHUNK_FIELDS, row))) for row in payload["chunks"]],
+        definitions=[Definition(path=path, **dict(zip(_DEFINITION_FIELDS, row))) for row in payload["definitions"]],
+        references=[Reference(name, path, line, kind) for name, line, kind in payload["references"]],
+        imports=[Import(module, path, line, tuple(names), tuple(tuple(pair) for pair in aliases))
+                 for module, line, names, aliases in payload["imports"]],
+        error=payload["error"],
+    )
+    tokens = [text.split(" ") if text else [] for text in payload["tokens"]]
+    return CachedFile(parsed, tokens, size, mtime_ns)
+
+
+_CHUNK_FIELDS = tuple(f for f in Chunk.__dataclass_fields__ if f not in ("path", "language", "blob_id"))
+_DEFINITION_FIELDS = tuple(f for f in Definition.__dataclass_fields__ if f != "path")

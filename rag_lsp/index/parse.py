@@ -1,0 +1,263 @@
+"""Parse one file into definitions, references, imports and chunks.
+
+Per-language knowledge lives in the ``queries/<language>/{tags,imports}.scm``
+files; this module only interprets their captures:
+
+- ``@definition.<kind>`` on a definition node, with ``@name`` on its name and
+  optionally ``@container`` naming its owner when the owner is not an
+  enclosing node (Go receivers, C++ ``Foo::bar`` definitions);
+- ``@reference.<kind>`` on a use, with ``@name`` on the used name;
+- ``@import`` on an import statement, ``@import.module`` on the module text,
+  ``@import.name`` on each imported name and ``@import.alias`` on the local
+  name it is bound to when that differs (see ``Import.aliases``).
+
+Architecture invariant: parsing never raises. A file whose grammar or query
+fails is chunked by line windows and the failure is reported in
+``ParsedFile.error``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from tree_sitter import Node, Parser, QueryCursor, Tree
+
+from rag_lsp import languages
+from rag_lsp.index.chunk import (
+    CHUNK_KINDS,
+    ChunkContext,
+    FileLines,
+    Span,
+    chunk_definitions,
+    chunk_headings,
+    chunk_lines,
+)
+from rag_lsp.model import Definition, Import, ParsedFile, Reference
+
+# Signatures repeated at the head of split chunks are capped at this many lines.
+MAX_SIGNATURE_LINES = 5
+_QUOTES = "\"'`<>"
+
+
+def blob_id(data: bytes) -> str:
+    """Git's object id for file content (what ``git hash-object`` prints)."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def parse_tree(language: str, source: bytes, old_tree: Tree | None = None) -> Tree | None:
+    """A tree-sitter tree for ``source``, reusing ``old_tree`` after ``Tree.edit`` when given."""
+    ts_language = languages.ts_language(language)
+    if ts_language is None:
+        return None
+    parser = Parser(ts_language)
+    return parser.parse(source, old_tree) if old_tree is not None else parser.parse(source)
+
+
+def parse_file(path: str, text: str, *, language: str | None = None, data: bytes | None = None,
+               tree: Tree | None = None) -> ParsedFile:
+    """Everything rag_lsp indexes about one file.
+
+    ``data`` is the raw content as on disk (for the blob id); it defaults to
+    ``text`` encoded as UTF-8. ``tree`` lets a caller that parses
+    incrementally pass the tree it already has.
+    """
+    language = language or languages.language_for_path(path)
+    raw = data if data is not None else text.encode("utf-8")
+    parsed = ParsedFile(path=path, language=language, blob_id=blob_id(raw))
+    spec = languages.spec(language)
+    ctx = ChunkContext(path, language, parsed.blob_id, spec.comment, FileLines(text))
+    try:
+        if spec.chunker == "tree" and spec.has_grammar:
+            _parse_with_tree(parsed, ctx, text.encode("utf-8"), tree)
+        elif spec.chunker == "headings":
+            parsed.chunks = chunk_headings(ctx)
+        else:
+            parsed.chunks = chunk_lines(ctx)
+    except Exception as exc:  # noqa: BLE001 - the invariant is that parsing never raises.
+        parsed.error = f"{type(exc).__name__}: {exc}"
+        parsed.definitions, parsed.references, parsed.imports = [], [], []
+        parsed.chunks = _safe_lines(ctx)
+    return parsed
+
+
+def _safe_lines(ctx: ChunkContext) -> list:
+    try:
+        return chunk_lines(ctx)
+    except Exception:  # noqa: BLE001 - last resort: an unchunkable file is simply empty.
+        return []
+
+
+def _parse_with_tree(parsed: ParsedFile, ctx: ChunkContext, source: bytes, tree: Tree | None) -> None:
+    tree = tree or parse_tree(parsed.language, source)
+    if tree is None:
+        raise RuntimeError(f"no grammar for {parsed.language}")
+    extractor = _Extractor(parsed, ctx, source)
+    extractor.tags(tree.root_node)
+    extractor.imports(tree.root_node)
+    parsed.chunks = chunk_definitions(ctx, extractor.spans)
+
+
+@dataclass(slots=True)
+class _RawDefinition:
+    node: Node
+    name: str
+    kind: str
+    container: str | None
+
+
+class _Extractor:
+    """Runs one file's queries and turns captures into model objects."""
+
+    def __init__(self, parsed: ParsedFile, ctx: ChunkContext, source: bytes) -> None:
+        self.parsed = parsed
+        self.ctx = ctx
+        self.source = source
+        self.spec = languages.spec(parsed.language)
+        self.spans: list[Span] = []
+
+    def text(self, node: Node) -> str:
+        return self.source[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+    def tags(self, root: Node) -> None:
+        query = languages.ts_query(self.parsed.language, "tags")
+        if query is None:
+            return
+        raw: dict[tuple[int, int, str], _RawDefinition] = {}
+        references: set[tuple[str, int, str]] = set()
+        for _, captures in QueryCursor(query).matches(root):
+            names = captures.get("name")
+            if not names:
+                continue
+            name = self.text(names[0])
+            for capture, nodes in captures.items():
+                if capture.startswith("definition."):
+                    node = nodes[0]
+                    container = captures.get("container")
+                    key = (node.start_byte, node.end_byte, name)
+                    raw.setdefault(key, _RawDefinition(
+                        node, name, capture.removeprefix("definition."),
+                        _clean_container(self.text(container[0])) if container else None,
+                    ))
+                elif capture.startswith("reference."):
+                    references.add((name, names[0].start_point[0] + 1, capture.removeprefix("reference.")))
+        self._definitions(sorted(raw.values(), key=lambda d: (d.node.start_byte, -d.node.end_byte)))
+        self.parsed.references = [
+            Reference(name, self.parsed.path, line, kind) for name, line, kind in sorted(references, key=_ref_key)
+        ]
+
+    def _definitions(self, raw: list[_RawDefinition]) -> None:
+        """Resolve containers by nesting and record definitions and chunk spans."""
+        stack: list[tuple[_RawDefinition, Definition]] = []
+        for item in raw:
+            while stack and stack[-1][0].node.end_byte <= item.node.start_byte:
+                stack.pop()
+            # Definitions captured on the very same node are siblings, not owner and member.
+            same = (item.node.start_byte, item.node.end_byte)
+            owners = [d for raw_def, d in stack if (raw_def.node.start_byte, raw_def.node.end_byte) != same]
+            parent = owners[-1] if owners else None
+            if item.container:
+                # An explicit owner (Go receiver, C++ ``Foo::bar``) is a type,
+                # qualified by whatever encloses the definition (a namespace).
+                container = f"{parent.qualname}.{item.container}" if parent else item.container
+                container_kind = "class"
+            else:
+                container = parent.qualname if parent else None
+                container_kind = parent.kind if parent else None
+            kind = item.kind
+            if kind == "function" and container_kind in self.spec.method_owners:
+                kind = "method"
+            qualname = f"{container}.{item.name}" if container else item.name
+            start_node = self._extended_start(item.node)
+            start_line = start_node.start_point[0] + 1
+            end_line = _end_line(item.node)
+            definition = Definition(
+                name=item.name, qualname=qualname, kind=kind, path=self.parsed.path,
+                start_line=start_line, end_line=end_line,
+                start_byte=start_node.start_byte, end_byte=item.node.end_byte, container=container,
+            )
+            self.parsed.definitions.append(definition)
+            if kind in CHUNK_KINDS:
+                self.spans.append(Span(start_line, end_line, item.name, qualname, kind, self._signature(item.node)))
+            stack.append((item, definition))
+
+    def _extended_start(self, node: Node) -> Node:
+        """The node where a definition's chunk starts: wrappers, then attached comments."""
+        while node.parent is not None and node.parent.type in self.spec.wrappers:
+            node = node.parent
+        start = node
+        previous = node.prev_sibling
+        if previous is None and node.parent is not None:
+            # Some grammars put a body's first comment before the body node
+            # (Ruby's class bodies): it still documents the first definition.
+            previous = node.parent.prev_sibling
+        while (
+            previous is not None
+            and previous.type in self.spec.comments
+            and previous.end_point[0] >= start.start_point[0] - 1
+            and self._starts_line(previous)
+        ):
+            start = previous
+            previous = previous.prev_sibling
+        return start
+
+    def _starts_line(self, node: Node) -> bool:
+        """True when only whitespace precedes the node on its line (not a trailing comment)."""
+        line_start = self.source.rfind(b"\n", 0, node.start_byte) + 1
+        return not self.source[line_start : node.start_byte].strip()
+
+    def _signature(self, node: Node) -> str:
+        body = node.child_by_field_name("body")
+        end = body.start_byte if body is not None else node.end_byte
+        text = self.source[node.start_byte : end].decode("utf-8", "replace").rstrip()
+        lines = text.splitlines()[:MAX_SIGNATURE_LINES]
+        return "\n".join(lines).rstrip("{").rstrip()
+
+    def imports(self, root: Node) -> None:
+        query = languages.ts_query(self.parsed.language, "imports")
+        if query is None:
+            return
+        grouped: dict[tuple[int, str], tuple[int, set[str], set[tuple[str, str]]]] = {}
+        for _, captures in QueryCursor(query).matches(root):
+            statements, modules = captures.get("import"), captures.get("import.module")
+            if not statements or not modules:
+                continue
+            line = statements[0].start_point[0] + 1
+            names = [self.text(n) for n in captures.get("import.name", ())]
+            aliases = [self.text(n) for n in captures.get("import.alias", ())]
+            for module_node in modules:
+                module = self.text(module_node).strip(_QUOTES)
+                entry = grouped.setdefault((statements[0].start_byte, module), (line, set(), set()))
+                entry[1].update(names)
+                entry[2].update(_alias_pairs(names, aliases))
+        self.parsed.imports = [
+            Import(module, self.parsed.path, line, tuple(sorted(names)), tuple(sorted(aliases)))
+            for (_, module), (line, names, aliases) in sorted(grouped.items())
+        ]
+
+
+def _alias_pairs(names: list[str], aliases: list[str]) -> list[tuple[str, str]]:
+    """``(imported, local)`` pairs of one match: an alias pairs with the match's name, else with ``*``."""
+    if not aliases:
+        return []
+    if len(names) == len(aliases):
+        return list(zip(names, aliases))
+    return [("*", alias) for alias in aliases]
+
+
+def _end_line(node: Node) -> int:
+    """1-based last line of a node; a node ending at column 0 ends on the line before."""
+    row, column = node.end_point
+    return row if column == 0 and row > node.start_point[0] else row + 1
+
+
+def _clean_container(text: str) -> str:
+    """A receiver or scope as written (``*Server``, ``Vec<T>``, ``ns::Foo``) reduced to its name."""
+    text = text.strip().lstrip("*&").strip()
+    for bracket in "<[(":
+        text = text.split(bracket, 1)[0]
+    return text.replace("::", ".").strip(". ")
+
+
+def _ref_key(ref: tuple[str, int, str]) -> tuple[int, str, str]:
+    return ref[1], ref[0], ref[2]

@@ -1,0 +1,380 @@
+"""The workspace index: one root's files, chunks, BM25 postings and symbols, kept in step.
+
+``Index.refresh`` brings the index in line with the disk (walk, reuse the
+cache, parse what changed, drop what vanished); ``Index.set_file`` and
+``Index.remove_file`` apply one file at a time, which is what a language
+server does on every edit. All three go through ``_install``/``remove_file``,
+so the chunk table, the BM25 index and the symbol index never disagree.
+"""
+
+from __future__ import annotations
+
+import itertools
+import multiprocessing
+import os
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tree_sitter import Tree
+
+from rag_lsp.index.bm25_index import BM25Index
+from rag_lsp.index.cache import CachedFile, IndexCache, cache_path_for
+from rag_lsp.index.parse import blob_id, parse_file
+from rag_lsp.index.symbol_table import SymbolIndex
+from rag_lsp.index.terms import path_tokens, tokenize
+from rag_lsp.index.walk import WalkedFile, WalkStats, load, walk
+from rag_lsp.languages import language_for_path
+from rag_lsp.model import Chunk, Import, ParsedFile, Reference
+
+# Below this many files to parse, a process pool costs more than it saves.
+POOL_THRESHOLD = 64
+# Files handled per batch: the unit of locking, progress reports and cache writes.
+REFRESH_BATCH = 128
+
+Progress = Callable[[int, int], None]
+# A file to parse: path, text, raw bytes, size, mtime_ns.
+_Work = tuple[str, str, bytes, int, int]
+# Numbers each Index of this process, so that two indexes of one root never share a version.
+_INSTANCES = itertools.count()
+
+
+@dataclass(slots=True)
+class FileEntry:
+    """What the index remembers about one indexed file."""
+
+    blob_id: str
+    language: str
+    size: int
+    mtime_ns: int
+    chunk_ids: list[int]
+    error: str | None = None
+
+
+@dataclass(slots=True)
+class IndexStats:
+    """Counts that describe the index after a refresh, reported by ``rag-lsp index``."""
+
+    root: str
+    files: int = 0
+    chunks: int = 0
+    definitions: int = 0
+    languages: Counter = field(default_factory=Counter)
+    skipped: Counter = field(default_factory=Counter)
+    skip_examples: dict[str, list[str]] = field(default_factory=dict)
+    parse_errors: int = 0
+    parse_error_examples: list[str] = field(default_factory=list)
+    parsed: int = 0
+    reused: int = 0
+    removed: int = 0
+    elapsed_ms: float = 0.0
+    cache: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {
+            "root": self.root,
+            "files": self.files,
+            "chunks": self.chunks,
+            "definitions": self.definitions,
+            "languages": dict(sorted(self.languages.items())),
+            "skipped": dict(sorted(self.skipped.items())),
+            "skip_examples": {k: v for k, v in sorted(self.skip_examples.items())},
+            "parse_errors": self.parse_errors,
+            "parse_error_examples": self.parse_error_examples,
+            "parsed": self.parsed,
+            "reused": self.reused,
+            "removed": self.removed,
+            "elapsed_ms": round(self.elapsed_ms, 1),
+            "cache": self.cache,
+            "warnings": self.warnings,
+        }
+
+
+def chunk_terms(chunk: Chunk) -> list[str]:
+    """The BM25 terms of a chunk: its text's tokens plus its path's."""
+    return tokenize(chunk.content) + path_tokens(chunk.path)
+
+
+def analyse(path: str, text: str, data: bytes | None = None) -> tuple[ParsedFile, list[list[str]]]:
+    """Parse one file and tokenize its chunks: the unit of work a worker process does."""
+    parsed = parse_file(path, text, data=data)
+    return parsed, [chunk_terms(chunk) for chunk in parsed.chunks]
+
+
+class Index:
+    """All indexed knowledge about one workspace root."""
+
+    def __init__(self, root: Path | str, *, cache_root: Path | None = None, use_cache: bool = True,
+                 extra_ignores: tuple[str, ...] = (), max_bytes: int = 1 << 20,
+                 disabled_languages: frozenset[str] = frozenset()) -> None:
+        self.root = Path(root).resolve()
+        self.disabled_languages = disabled_languages
+        self.extra_ignores = tuple(extra_ignores)
+        self.max_bytes = max_bytes
+        self.chunks: dict[int, Chunk] = {}
+        self.files: dict[str, FileEntry] = {}
+        self.references: dict[str, list[Reference]] = {}
+        self.imports: dict[str, list[Import]] = {}
+        self.bm25 = BM25Index()
+        self.symbols = SymbolIndex()
+        self.cache = IndexCache(cache_path_for(self.root, cache_root)) if use_cache else None
+        self.stats = IndexStats(root=str(self.root), cache=str(self.cache.path) if self.cache else None)
+        self._next_id = 0
+        self._language_skips = 0
+        # Counts changes of indexed text (a file added, changed or removed), for ``version``.
+        self._changes = 0
+        self._instance = next(_INSTANCES)
+        # Guards every structure above: writers install under it, readers query under it.
+        self.lock = threading.RLock()
+        # BM25 documents waiting for one add_many, while a batch is being installed.
+        self._bulk: dict[int, list[str]] | None = None
+
+    @property
+    def version(self) -> tuple[int, int]:
+        """Which indexed text this is: it changes with every file added, changed or removed, and differs
+        between two indexes of one root. Answers remembered from a language server hold while it holds."""
+        return self._instance, self._changes
+
+    # Whole-workspace refresh.
+
+    def refresh(self, progress: Progress | None = None, skip: Callable[[str], bool] | None = None) -> IndexStats:
+        """Bring the index in line with the disk and return fresh statistics.
+
+        Work is installed in batches under ``self.lock``, so a concurrent
+        reader sees a consistent index that grows as the refresh goes on.
+        ``progress(done, total)`` is called after each batch; ``skip(path)``
+        names files whose indexed text must not come from the disk (open
+        editor buffers, which win until they are closed).
+        """
+        started = time.perf_counter()
+        walk_stats = WalkStats()
+        stats = IndexStats(root=str(self.root), cache=self.stats.cache)
+        cached = self.cache.load_all() if self.cache else {}
+        self._language_skips = 0
+        candidates = list(walk([self.root], walk_stats, extra_ignores=self.extra_ignores, max_bytes=self.max_bytes))
+        seen: set[str] = set()
+        to_parse: list[_Work] = []
+        done = 0
+        for start in range(0, len(candidates), REFRESH_BATCH):
+            with self._bulk_install():
+                for walked in candidates[start : start + REFRESH_BATCH]:
+                    outcome, pending = self._refresh_one(walked, cached, walk_stats, skip)
+                    if outcome != "skipped":
+                        seen.add(walked.path)
+                    if pending:
+                        to_parse.append(pending)
+                        continue
+                    stats.reused += outcome == "reused"
+                    done += 1
+            if progress:
+                progress(done, len(candidates))
+        stats.parsed = self._parse_all(to_parse, done, len(candidates), progress)
+        with self.lock:
+            stale = sorted(path for path in set(self.files) - seen if not (skip and skip(path)))
+            for path in stale:
+                self.remove_file(path)
+        if self.cache:
+            self.cache.delete_many(sorted((set(cached) - seen) | set(stale)))
+        stats.removed = len(stale)
+        stats.skipped = walk_stats.skipped
+        if self._language_skips:
+            stats.skipped["language_disabled"] = self._language_skips
+        stats.skip_examples = walk_stats.examples
+        stats.elapsed_ms = (time.perf_counter() - started) * 1000
+        self.stats = self._count(stats)
+        return self.stats
+
+    def _refresh_one(self, walked: WalkedFile, cached: dict[str, tuple[str, int, int]], walk_stats: WalkStats,
+                     skip: Callable[[str], bool] | None) -> tuple[str, _Work | None]:
+        """Handle one walked file: ("current" | "reused" | "skipped", None) or ("parse", work)."""
+        if skip and skip(walked.path):
+            return "current", None
+        if self.disabled_languages and language_for_path(walked.path) in self.disabled_languages:
+            self._language_skips += 1
+            return "skipped", None
+        known = self.files.get(walked.path)
+        if known and (known.size, known.mtime_ns) == (walked.size, walked.mtime_ns):
+            return "current", None
+        stamp = cached.get(walked.path)
+        if stamp and stamp[1:] == (walked.size, walked.mtime_ns) and self._install_cached(walked.path, None):
+            return "reused", None
+        loaded = load(walked, max_bytes=self.max_bytes, stats=walk_stats)
+        if loaded.skip:
+            return "skipped", None
+        blob = blob_id(loaded.data)
+        if stamp and stamp[0] == blob and self._install_cached(walked.path, blob, walked.size, walked.mtime_ns):
+            return "reused", None
+        return "parse", (walked.path, loaded.text, loaded.data, walked.size, walked.mtime_ns)
+
+    def _parse_all(self, work: list[_Work], done: int, total: int,
+                   progress: Progress | None) -> int:
+        """Parse changed files (in worker processes when there are many) and install them in batches."""
+        if not work:
+            return 0
+        args = ([w[0] for w in work], [w[1] for w in work], [w[2] for w in work])
+        workers = min(os.cpu_count() or 1, 8)
+        pool = None
+        if len(work) >= POOL_THRESHOLD and workers > 1:
+            # A fork server, because forking a process that runs threads (the
+            # language server's) can copy a held lock into the child.
+            pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("forkserver"))
+        try:
+            results = pool.map(analyse, *args, chunksize=16) if pool else map(analyse, *args)
+            batch: list[CachedFile] = []
+            for (path, _, _, size, mtime), (parsed, tokens) in zip(work, results):
+                batch.append(CachedFile(parsed, tokens, size, mtime))
+                if len(batch) >= REFRESH_BATCH:
+                    done = self._install_batch(batch, done, total, progress)
+                    batch = []
+            self._install_batch(batch, done, total, progress)
+        finally:
+            if pool:
+                pool.shutdown(cancel_futures=True)
+        return len(work)
+
+    @contextmanager
+    def _bulk_install(self) -> Iterator[None]:
+        """Hold the lock and collect new BM25 documents, added in one ``add_many`` at the end.
+
+        Adding a batch at once is several times faster than one ``add`` per
+        chunk, which is what makes a warm start from the cache quick.
+        """
+        with self.lock:
+            self._bulk = {}
+            try:
+                yield
+            finally:
+                pending, self._bulk = self._bulk, None
+                self.bm25.add_many(pending.items())
+
+    def _install_batch(self, batch: list[CachedFile], done: int, total: int, progress: Progress | None) -> int:
+        with self._bulk_install():
+            for entry in batch:
+                self._install(entry.parsed, entry.tokens, entry.size, entry.mtime_ns)
+        self._store(batch)
+        done += len(batch)
+        if progress:
+            progress(done, total)
+        return done
+
+    def _store(self, batch: list[CachedFile]) -> None:
+        if self.cache and batch:
+            self.cache.put_many(batch)
+
+    def _install_cached(self, path: str, blob: str | None, size: int | None = None,
+                        mtime_ns: int | None = None) -> bool:
+        """Install a file from the cache; refresh its stamp when size/mtime are given."""
+        entry = self.cache.get(path, blob) if self.cache else None
+        if entry is None:
+            return False
+        if size is not None and mtime_ns is not None:
+            entry.size, entry.mtime_ns = size, mtime_ns
+            self._store([entry])
+        self._install(entry.parsed, entry.tokens, entry.size, entry.mtime_ns)
+        return True
+
+    def _count(self, stats: IndexStats) -> IndexStats:
+        stats.files = len(self.files)
+        stats.chunks = len(self.chunks)
+        stats.definitions = len(self.symbols)
+        stats.languages = Counter(entry.language for entry in self.files.values())
+        errors = sorted(path for path, entry in self.files.items() if entry.error)
+        stats.parse_errors = len(errors)
+        stats.parse_error_examples = errors[:5]
+        stats.warnings = list(self.cache.warnings) if self.cache else []
+        return stats
+
+    # One file at a time (the language server's path).
+
+    def set_file(self, path: str, text: str, data: bytes | None = None, tree: Tree | None = None) -> ParsedFile:
+        """Index one file's current text (an editor buffer or a changed file), replacing the old.
+
+        ``tree`` is a tree-sitter tree of ``text`` that the caller parsed
+        incrementally; without it the file is parsed from scratch.
+        """
+        parsed = parse_file(path, text, data=data, tree=tree)
+        with self.lock:
+            self._install(parsed, None, len(data) if data is not None else len(text.encode("utf-8")), 0)
+        return parsed
+
+    def remove_file(self, path: str) -> None:
+        with self.lock:
+            entry = self.files.pop(path, None)
+            if entry is None:
+                return
+            self._changes += 1
+            for chunk_id in entry.chunk_ids:
+                self._forget_chunk(chunk_id)
+            self.references.pop(path, None)
+            self.imports.pop(path, None)
+            self.symbols.remove_file(path)
+
+    def _forget_chunk(self, chunk_id: int) -> None:
+        del self.chunks[chunk_id]
+        if self._bulk is not None and chunk_id in self._bulk:
+            del self._bulk[chunk_id]
+        else:
+            self.bm25.remove(chunk_id)
+
+    def _install(self, parsed: ParsedFile, tokens: list[list[str]] | None, size: int, mtime_ns: int) -> None:
+        """Make ``parsed`` the indexed state of its file, touching BM25 only for changed chunks.
+
+        A chunk whose text is unchanged keeps its id and its postings, and only
+        its record (line numbers may have moved) is replaced; that keeps an
+        edit's cost proportional to what the edit changed. ``tokens`` are the
+        chunks' terms when a worker computed them already.
+        """
+        reusable: dict[str, list[int]] = {}
+        old = self.files.get(parsed.path)
+        if old is None or old.blob_id != parsed.blob_id:
+            self._changes += 1
+        for chunk_id in old.chunk_ids if old else ():
+            reusable.setdefault(self.chunks[chunk_id].content, []).append(chunk_id)
+        ids = []
+        for position, chunk in enumerate(parsed.chunks):
+            bucket = reusable.get(chunk.content)
+            if bucket:
+                chunk_id = bucket.pop(0)
+            else:
+                chunk_id = self._next_id
+                self._next_id += 1
+                terms = tokens[position] if tokens is not None else chunk_terms(chunk)
+                if self._bulk is not None:
+                    self._bulk[chunk_id] = terms
+                else:
+                    self.bm25.add(chunk_id, terms)
+            self.chunks[chunk_id] = chunk
+            ids.append(chunk_id)
+        for leftovers in reusable.values():
+            for chunk_id in leftovers:
+                self._forget_chunk(chunk_id)
+        self.files[parsed.path] = FileEntry(parsed.blob_id, parsed.language, size, mtime_ns, ids, parsed.error)
+        self.references[parsed.path] = parsed.references
+        self.imports[parsed.path] = parsed.imports
+        hint = parsed.chunks[0].content if parsed.chunks and parsed.chunks[0].symbol is None else ""
+        self.symbols.add_file(parsed, hint)
+
+    # Queries over what is indexed.
+
+    def chunks_of(self, path: str) -> list[tuple[int, Chunk]]:
+        entry = self.files.get(path)
+        return [(i, self.chunks[i]) for i in entry.chunk_ids] if entry else []
+
+    def chunk_at(self, path: str, line: int) -> tuple[int, Chunk] | None:
+        """The innermost chunk of a file that covers a 1-based line."""
+        best = None
+        for chunk_id, chunk in self.chunks_of(path):
+            if chunk.start_line <= line <= chunk.end_line:
+                if best is None or chunk.end_line - chunk.start_line < best[1].end_line - best[1].start_line:
+                    best = (chunk_id, chunk)
+        return best
+
+    def close(self) -> None:
+        if self.cache:
+            self.cache.close()

@@ -1,0 +1,91 @@
+"""The symbol index: names and qualified names to definitions, modules to files.
+
+Kept per file so one file's definitions can be replaced without touching the
+rest, which is what the language server needs on every edit.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+
+from rag_lsp.index.module_map import ModuleMap, python_module, segments
+from rag_lsp.model import Definition, ParsedFile
+
+
+def _definition_order(definition: Definition) -> tuple[str, int, str]:
+    return definition.path, definition.start_line, definition.qualname
+
+
+class SymbolIndex:
+    """Definitions by name and by qualified name, plus the workspace's module map."""
+
+    def __init__(self) -> None:
+        self._by_file: dict[str, list[Definition]] = {}
+        self._by_name: dict[str, set[Definition]] = defaultdict(set)
+        self._by_qualname: dict[str, set[Definition]] = defaultdict(set)
+        self.modules = ModuleMap()
+
+    def __len__(self) -> int:
+        return sum(len(defs) for defs in self._by_file.values())
+
+    def add_file(self, parsed: ParsedFile, text_hint: str = "") -> None:
+        """Index (or re-index) one file's definitions and module names."""
+        self.remove_file(parsed.path)
+        self._by_file[parsed.path] = list(parsed.definitions)
+        for definition in parsed.definitions:
+            self._by_name[definition.name].add(definition)
+            self._by_qualname[definition.qualname].add(definition)
+        self.modules.add(parsed.path, text_hint)
+
+    def remove_file(self, path: str) -> None:
+        for definition in self._by_file.pop(path, ()):
+            self._discard(self._by_name, definition.name, definition)
+            self._discard(self._by_qualname, definition.qualname, definition)
+        self.modules.remove(path)
+
+    @staticmethod
+    def _discard(table: dict[str, set[Definition]], key: str, definition: Definition) -> None:
+        bucket = table.get(key)
+        if bucket is not None:
+            bucket.discard(definition)
+            if not bucket:
+                del table[key]
+
+    def in_file(self, path: str) -> list[Definition]:
+        return list(self._by_file.get(path, ()))
+
+    def by_name(self, name: str) -> list[Definition]:
+        return sorted(self._by_name.get(name, ()), key=_definition_order)
+
+    def lookup(self, text: str) -> list[Definition]:
+        """Definitions a name as written in prose or code refers to, most specific first.
+
+        Accepts ``post``, ``Ledger.post``, ``Ledger::post``, ``Ledger#post`` and
+        fully qualified ``pkg.ledger.Ledger.post``: the longest trailing run
+        of segments that is a known qualified name wins, narrowed to the files
+        of the leading module segments when those resolve.
+        """
+        parts = segments(text.replace("#", "."))
+        for start in range(len(parts)):
+            qualname = ".".join(parts[start:])
+            found = self._by_qualname.get(qualname)
+            if not found:
+                continue
+            found_sorted = sorted(found, key=_definition_order)
+            if start == 0:
+                return found_sorted
+            narrowed = self._narrow_by_module(found_sorted, ".".join(parts[:start]))
+            return narrowed or found_sorted
+        return []
+
+    def _narrow_by_module(self, definitions: list[Definition], module: str) -> list[Definition]:
+        files = set(self.modules.resolve(module))
+        return [d for d in definitions if d.path in files]
+
+    def names(self) -> Iterable[str]:
+        return self._by_name.keys()
+
+    def module_name(self, path: str) -> str | None:
+        """A display name for a file's module (Python dotted form where it applies)."""
+        return python_module(path)

@@ -1,0 +1,141 @@
+"""Lookup tables over an index that strategies share: files by name, directories, path words, uses by name.
+
+The index is organised for BM25 and for definitions; strategies also ask
+"which files are called ``stock.py``", "which directories end in
+``inventory``", "how rare is the word ``l031`` among paths" and "which files
+use ``post``". Answering those by walking every file per query would cost
+more than the rest of the ranking, so the tables are kept per index and
+brought up to date before each ranking by comparing file entries: the index
+replaces a file's entry whenever the file changes, so an unchanged entry
+object means an unchanged file.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections import Counter, defaultdict
+from pathlib import PurePosixPath
+
+from rag_lsp.index.root_index import Index
+from rag_lsp.index.terms import tokenize
+from rag_lsp.index.walk import is_secret_path
+from rag_lsp.model import Reference
+
+
+class WorkspaceTables:
+    """Derived lookups of one index; call ``sync`` (under the index's lock) before reading."""
+
+    def __init__(self) -> None:
+        self._entries: dict[str, object] = {}
+        self._by_name: dict[str, set[str]] = defaultdict(set)
+        # Directory → number of files under it, at any depth; directories by their last segment.
+        self._dir_files: Counter[str] = Counter()
+        self._dirs_by_name: dict[str, set[str]] = defaultdict(set)
+        # Path word → files whose path (without extension) contains it.
+        self._path_words: dict[str, set[str]] = defaultdict(set)
+        self._words_of: dict[str, tuple[str, ...]] = {}
+        # Name → file → its uses there.
+        self._uses: dict[str, dict[str, list[Reference]]] = defaultdict(dict)
+        self._used_in: dict[str, tuple[str, ...]] = {}
+        self._secret: set[str] = set()
+        self._sorted: list[str] | None = None
+
+    def sync(self, index: Index) -> None:
+        files = index.files
+        if len(files) == len(self._entries) and all(self._entries.get(p) is e for p, e in files.items()):
+            return
+        for path in [p for p, e in self._entries.items() if files.get(p) is not e]:
+            self._remove(path)
+        for path, entry in files.items():
+            if path not in self._entries:
+                self._add(path, entry, index.references.get(path, ()))
+        self._sorted = None
+
+    @property
+    def paths(self) -> list[str]:
+        """Every indexed path, sorted."""
+        if self._sorted is None:
+            self._sorted = sorted(self._entries)
+        return self._sorted
+
+    def is_secret(self, path: str) -> bool:
+        """Whether an indexed file has a secret's name (an editor buffer can be indexed without the walk)."""
+        return path in self._secret
+
+    def files_named(self, name: str) -> list[str]:
+        return sorted(self._by_name.get(name, ()))
+
+    def directories_named(self, name: str) -> list[str]:
+        return sorted(self._dirs_by_name.get(name, ()))
+
+    def files_under(self, directory: str) -> int:
+        return self._dir_files.get(directory, 0)
+
+    def files_with_path_word(self, word: str) -> list[str]:
+        return sorted(self._path_words.get(word, ()))
+
+    def uses(self, name: str) -> dict[str, list[Reference]]:
+        return self._uses.get(name, {})
+
+    def _add(self, path: str, entry: object, references) -> None:
+        self._entries[path] = entry
+        if is_secret_path(path):
+            self._secret.add(path)
+        pure = PurePosixPath(path)
+        self._by_name[pure.name].add(path)
+        for parent in list(pure.parents)[:-1]:
+            directory = str(parent)
+            self._dir_files[directory] += 1
+            self._dirs_by_name[parent.name].add(directory)
+        words = tuple(sorted(set(tokenize(str(pure.with_suffix(""))))))
+        self._words_of[path] = words
+        for word in words:
+            self._path_words[word].add(path)
+        by_name: dict[str, list[Reference]] = defaultdict(list)
+        for reference in references:
+            by_name[reference.name].append(reference)
+        for name, found in by_name.items():
+            self._uses[name][path] = found
+        self._used_in[path] = tuple(by_name)
+
+    def _remove(self, path: str) -> None:
+        del self._entries[path]
+        self._secret.discard(path)
+        pure = PurePosixPath(path)
+        _discard(self._by_name, pure.name, path)
+        for parent in list(pure.parents)[:-1]:
+            directory = str(parent)
+            self._dir_files[directory] -= 1
+            if not self._dir_files[directory]:
+                del self._dir_files[directory]
+                _discard(self._dirs_by_name, parent.name, directory)
+        for word in self._words_of.pop(path, ()):
+            _discard(self._path_words, word, path)
+        for name in self._used_in.pop(path, ()):
+            uses = self._uses[name]
+            uses.pop(path, None)
+            if not uses:
+                del self._uses[name]
+
+
+def _discard(table: dict[str, set[str]], key: str, value: str) -> None:
+    bucket = table.get(key)
+    if bucket is not None:
+        bucket.discard(value)
+        if not bucket:
+            del table[key]
+
+
+_TABLES: weakref.WeakKeyDictionary[Index, WorkspaceTables] = weakref.WeakKeyDictionary()
+_TABLES_LOCK = threading.Lock()
+
+
+def workspace_tables(index: Index) -> WorkspaceTables:
+    """The tables of ``index``, synchronised with it (kept for as long as the index lives)."""
+    with _TABLES_LOCK:
+        tables = _TABLES.get(index)
+        if tables is None:
+            tables = _TABLES[index] = WorkspaceTables()
+    tables.sync(index)
+    return tables

@@ -1,0 +1,151 @@
+"""Language registry: which language a path is, and its tree-sitter grammar and queries.
+
+All per-language facts live in ``rag_lsp/data/languages.toml`` and the
+``rag_lsp/queries/<language>/*.scm`` files; this module only loads them.
+Grammars and queries are loaded lazily and cached, because loading all of
+them costs tens of milliseconds that a one-language workspace should not pay.
+"""
+
+from __future__ import annotations
+
+import importlib
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import PurePosixPath
+
+from tree_sitter import Language, Query
+
+from rag_lsp.model import CLASS_LIKE_KINDS
+
+QUERY_KINDS = ("tags", "imports")
+_INHERITS = "; inherits:"
+DEFAULT_METHOD_OWNERS = CLASS_LIKE_KINDS - {"namespace", "module"}
+
+
+@dataclass(frozen=True, slots=True)
+class LanguageSpec:
+    """Static facts about one language, as read from ``languages.toml``."""
+
+    name: str
+    extensions: tuple[str, ...]
+    filenames: tuple[str, ...]
+    comment: str
+    chunker: str
+    grammar: str | None = None
+    comments: frozenset[str] = frozenset()
+    wrappers: frozenset[str] = frozenset()
+    # Definition kinds whose member functions are methods; a function in a
+    # namespace or (most languages') module stays a function.
+    method_owners: frozenset[str] = DEFAULT_METHOD_OWNERS
+    # Languages whose code uses each other's definitions share a family (JavaScript and TypeScript).
+    family: str = ""
+
+    @property
+    def has_grammar(self) -> bool:
+        return self.grammar is not None
+
+
+@cache
+def all_languages() -> dict[str, LanguageSpec]:
+    """Every known language by name, in the order of the data file."""
+    raw = tomllib.loads(resources.files("rag_lsp").joinpath("data/languages.toml").read_text("utf-8"))
+    return {
+        name: LanguageSpec(
+            name=name,
+            extensions=tuple(entry.get("extensions", ())),
+            filenames=tuple(entry.get("filenames", ())),
+            comment=entry.get("comment", "#"),
+            chunker=entry.get("chunker", "lines"),
+            grammar=entry.get("grammar"),
+            comments=frozenset(entry.get("comments", ())),
+            wrappers=frozenset(entry.get("wrappers", ())),
+            method_owners=frozenset(entry.get("method_owners", DEFAULT_METHOD_OWNERS)),
+            family=entry.get("family", name),
+        )
+        for name, entry in raw.items()
+    }
+
+
+def same_family(path: str, other: str) -> bool:
+    """Whether code in ``path`` may use definitions of ``other`` (same language, or one family of them)."""
+    first, second = language_for_path(path), language_for_path(other)
+    return first == second or spec(first).family == spec(second).family
+
+
+@cache
+def _suffix_table() -> tuple[dict[str, str], dict[str, str]]:
+    by_suffix: dict[str, str] = {}
+    by_name: dict[str, str] = {}
+    for spec in all_languages().values():
+        for ext in spec.extensions:
+            by_suffix.setdefault(ext, spec.name)
+        for filename in spec.filenames:
+            by_name.setdefault(filename, spec.name)
+    return by_suffix, by_name
+
+
+def language_for_path(path: str) -> str:
+    """The language of a path by exact file name, then by suffix; ``"text"`` if unknown."""
+    name = PurePosixPath(path).name
+    by_suffix, by_name = _suffix_table()
+    if name in by_name:
+        return by_name[name]
+    lowered = name.lower()
+    # Longest suffix first, so ".env.example" wins over ".example".
+    dot = lowered.find(".", 1)
+    while dot != -1:
+        language = by_suffix.get(lowered[dot:])
+        if language:
+            return language
+        dot = lowered.find(".", dot + 1)
+    return "text"
+
+
+def spec(language: str) -> LanguageSpec:
+    return all_languages().get(language) or all_languages()["text"]
+
+
+@cache
+def ts_language(language: str) -> Language | None:
+    """The tree-sitter ``Language`` for a language, or None if it has no grammar."""
+    grammar = spec(language).grammar
+    if not grammar:
+        return None
+    module_name, _, function = grammar.partition(":")
+    module = importlib.import_module(module_name)
+    return Language(getattr(module, function)())
+
+
+def query_source(language: str, kind: str) -> str | None:
+    """The text of ``queries/<language>/<kind>.scm``, or None when the file is absent.
+
+    A first line ``; inherits: a, b`` prepends those languages' queries of the
+    same kind, so a grammar that extends another (TSX over TypeScript) keeps
+    only its own patterns.
+    """
+    resource = resources.files("rag_lsp").joinpath(f"queries/{language}/{kind}.scm")
+    if not resource.is_file():
+        return None
+    text = resource.read_text("utf-8")
+    first_line = text.split("\n", 1)[0]
+    if not first_line.startswith(_INHERITS):
+        return text
+    parents = [name.strip() for name in first_line[len(_INHERITS):].split(",") if name.strip()]
+    return "\n".join([*(query_source(parent, kind) or "" for parent in parents), text])
+
+
+@cache
+def ts_query(language: str, kind: str) -> Query | None:
+    """The compiled query of one kind (``tags`` or ``imports``) for a language."""
+    lang = ts_language(language)
+    source = query_source(language, kind)
+    if lang is None or source is None:
+        return None
+    return Query(lang, source)
+
+
+def parsed_languages() -> list[str]:
+    """Languages parsed with tree-sitter (those that have a grammar)."""
+    return [name for name, s in all_languages().items() if s.has_grammar]

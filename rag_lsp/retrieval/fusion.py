@@ -1,0 +1,235 @@
+"""Fused ranking: run every evidence strategy over the shared index and combine their findings per file.
+
+No single kind of evidence is enough: a trace is precise but may end in a
+helper, a named method may be defined twice, BM25 finds words, not causes.
+So each strategy reports weighted findings, and a file's score combines
+them as independent evidence, 1 − Π(1 − w), counting each anchor of the
+message once. Agreement between different anchors raises a file; repeating
+one anchor (the same frame twice, a name written five times) does not.
+
+Then the file list is shaped for a reader: tests, examples and prose are
+demoted unless the message is about them, files under 30% of the best are
+cut and at most 12 are kept, except that the best place of each name the
+prose mentions survives the cut (up to 3). Within a file the chunks the
+findings point at are returned, best first.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from rag_lsp.index.root_index import Index
+from rag_lsp.index.symbol_provider import SymbolProvider
+from rag_lsp.path_kinds import is_example_path, is_prose_path, is_test_path
+from rag_lsp.retrieval.query import Query
+from rag_lsp.retrieval.rank import Cancelled, Candidate
+from rag_lsp.retrieval.strategies import REGISTRY, Budget, Finding, Skipped, Strategy, StrategyContext
+from rag_lsp.retrieval.strategies.base import Message
+
+log = logging.getLogger(__name__)
+
+RELATIVE_CUT = 0.3
+MAX_FILES = 12
+# Names the prose mentions whose best place is kept below the cut.
+MENTIONED_KEPT = 3
+CHUNKS_PER_FILE = 3
+TEST_FACTOR = 0.6
+EXAMPLE_FACTOR = 0.7
+PROSE_FACTOR = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class FusionReport:
+    """What ran, what did not and why, and whether a budget cut the work short."""
+
+    strategies_run: tuple[str, ...] = ()
+    strategies_skipped: dict[str, str] = field(default_factory=dict)
+    truncated: bool = False
+    # The language servers the symbol provider asked or skipped (``SymbolProvider.notes``).
+    language_servers: tuple[dict, ...] = ()
+
+
+@dataclass(slots=True)
+class RankedFile:
+    path: str
+    score: float
+    findings: list[Finding]
+    # The heaviest finding of each anchor, heaviest first: what the score combines.
+    anchors: list[Finding]
+    demotion: str | None = None
+
+
+class FusionRanker:
+    """The default ``Ranker``: evidence strategies combined per file, then the chunks they point at."""
+
+    def __init__(self, strategies: dict[str, Strategy] | None = None, *, budget: Budget | None = None,
+                 provider: SymbolProvider | None = None, disabled: frozenset[str] = frozenset(),
+                 clock: Callable[[], float] = time.perf_counter,
+                 cancelled: Callable[[], bool] | None = None) -> None:
+        self.strategies = {name: run for name, run in (strategies or REGISTRY).items() if name not in disabled}
+        self.budget = budget or Budget()
+        self.provider = provider
+        self.clock = clock
+        # Checked before each strategy: a withdrawn question stops at the next step.
+        self.cancelled = cancelled
+        self.last_report = FusionReport()
+
+    def rank(self, index: Index, query: Query, limit: int) -> list[Candidate]:
+        with index.lock:
+            ctx = StrategyContext(index, query, budget=self.budget, symbols=self.provider, clock=self.clock)
+            run, skipped = self._run_strategies(ctx)
+            about_tests = ctx.message.about_tests or "test_to_impl" in run
+            about_config = ctx.message.about_config or "docs_config" in run
+            files = rank_files(ctx.findings, ctx.message, about_tests, about_config)
+            placed = [(ranked, *_locate(ctx, ranked)) for ranked in files]
+            fallback = _best_chunks(ctx, [ranked.path for ranked, located, _ in placed if not located])
+            candidates = [candidate for ranked, located, unlocated in placed
+                          for candidate in _file_candidates(index, ranked, located, unlocated,
+                                                            fallback.get(ranked.path))]
+            candidates.sort(key=lambda c: (-c.score, index.chunks[c.chunk_id].path,
+                                           index.chunks[c.chunk_id].start_line))
+        self.last_report = FusionReport(tuple(run), skipped, ctx.truncated, tuple(ctx.symbols.notes()))
+        return candidates[:limit]
+
+    def _run_strategies(self, ctx: StrategyContext) -> tuple[list[str], dict[str, str]]:
+        run: list[str] = []
+        skipped: dict[str, str] = {}
+        for name, strategy in self.strategies.items():
+            if self.cancelled is not None and self.cancelled():
+                raise Cancelled(f"cancelled before the {name} strategy")
+            if ctx.out_of_time():
+                skipped[name] = f"the time budget of {self.budget.seconds:g} s was spent"
+                continue
+            try:
+                found = strategy(ctx)
+            except Skipped as reason:
+                skipped[name] = str(reason)
+                continue
+            except Exception as exc:  # noqa: BLE001 - one faulty strategy must not cost the whole answer.
+                log.warning("strategy %s failed", name, exc_info=True)
+                skipped[name] = f"failed: {exc!r}"
+                continue
+            run.append(name)
+            # Findings are untrusted like the message: only indexed, non-secret files survive.
+            ctx.findings.extend(f for f in found if f.path in ctx.index.files and not ctx.tables.is_secret(f.path))
+        return run, skipped
+
+
+def combine(weights: list[float]) -> float:
+    """Independent evidence: the chance that at least one finding is right."""
+    return 1.0 - math.prod(1.0 - min(max(w, 0.0), 1.0) for w in weights)
+
+
+def best_per_anchor(findings: list[Finding], by_strategy: bool = False) -> list[Finding]:
+    """The heaviest finding of each anchor (the first one on ties), heaviest first.
+
+    With ``by_strategy`` the heaviest of each anchor and strategy: what an
+    item's reasons show, while its score counts each anchor once.
+    """
+    best: dict[tuple[str, str], Finding] = {}
+    for finding in findings:
+        key = (finding.anchor, finding.strategy if by_strategy else "")
+        kept = best.get(key)
+        if kept is None or finding.weight > kept.weight:
+            best[key] = finding
+    return sorted(best.values(), key=lambda f: -f.weight)
+
+
+def rank_files(findings: list[Finding], message: Message, about_tests: bool, about_config: bool) -> list[RankedFile]:
+    """Files by combined score with demotions, cut relative to the best, plus the best place of prose names."""
+    by_file: dict[str, list[Finding]] = defaultdict(list)
+    for finding in findings:
+        by_file[finding.path].append(finding)
+    files = []
+    for path, found in by_file.items():
+        factor, demotion = _demotion(path, message, about_tests, about_config)
+        anchors = best_per_anchor(found)
+        files.append(RankedFile(path, combine([f.weight for f in anchors]) * factor, found, anchors, demotion))
+    files.sort(key=lambda f: (-f.score, f.path))
+    if not files or files[0].score <= 0:
+        return []
+    kept = [f for f in files if f.score >= RELATIVE_CUT * files[0].score][:MAX_FILES]
+    return sorted(kept + _mentioned_below_cut(files, kept), key=lambda f: (-f.score, f.path))
+
+
+def _mentioned_below_cut(files: list[RankedFile], kept: list[RankedFile]) -> list[RankedFile]:
+    """The best file of each anchor the prose names, when the cut dropped it (at most ``MENTIONED_KEPT``)."""
+    kept_paths = {f.path for f in kept}
+    seen: set[str] = set()
+    extra: list[RankedFile] = []
+    for ranked in files:
+        if len(extra) == MENTIONED_KEPT:
+            break
+        for finding in ranked.anchors:
+            if not finding.in_prose or finding.anchor in seen:
+                continue
+            seen.add(finding.anchor)
+            if ranked.path not in kept_paths and len(extra) < MENTIONED_KEPT:
+                extra.append(ranked)
+                kept_paths.add(ranked.path)
+    return extra
+
+
+def _demotion(path: str, message: Message, about_tests: bool, about_config: bool) -> tuple[float, str | None]:
+    if is_test_path(path) and not about_tests:
+        return TEST_FACTOR, f"test file ×{TEST_FACTOR}"
+    if is_example_path(path):
+        return EXAMPLE_FACTOR, f"example or benchmark ×{EXAMPLE_FACTOR}"
+    if is_prose_path(path) and not (message.is_question or about_config):
+        return PROSE_FACTOR, f"prose ×{PROSE_FACTOR}"
+    return 1.0, None
+
+
+def _locate(ctx: StrategyContext, ranked: RankedFile) -> tuple[dict[int, list[Finding]], list[Finding]]:
+    """A file's findings by the chunk they point at, and those that point at no place in it."""
+    located: dict[int, list[Finding]] = defaultdict(list)
+    unlocated: list[Finding] = []
+    for finding in ranked.findings:
+        chunk_id = finding.chunk_id
+        if chunk_id is None and finding.line is not None:
+            chunk_id = ctx.chunk_at(finding.path, finding.line)
+        if chunk_id is None:
+            unlocated.append(finding)
+        else:
+            located[chunk_id].append(finding)
+    return located, unlocated
+
+
+def _file_candidates(index: Index, ranked: RankedFile, located: dict[int, list[Finding]],
+                     unlocated: list[Finding], fallback: int | None) -> list[Candidate]:
+    """The chunks of one file that its findings point at, best first; the best carries the file's score."""
+    chunks = sorted(((combine([f.weight for f in best_per_anchor(found)]), chunk_id)
+                     for chunk_id, found in located.items()),
+                    key=lambda item: (-item[0], index.chunks[item[1]].start_line))[:CHUNKS_PER_FILE]
+    if not chunks:
+        if fallback is None:
+            return []
+        chunks = [(1.0, fallback)]
+    top = chunks[0][0] or 1.0
+    candidates = []
+    for position, (weight, chunk_id) in enumerate(chunks):
+        found = best_per_anchor(located.get(chunk_id, []) + (unlocated if position == 0 else []), by_strategy=True)
+        why = list(dict.fromkeys(f.reason for f in found))
+        if ranked.demotion and position == 0:
+            why.append(f"demoted: {ranked.demotion}")
+        strategies = [name for name in REGISTRY if any(f.strategy == name for f in found)]
+        sources = sorted({f.source for f in found})
+        candidates.append(Candidate(chunk_id, ranked.score * weight / top, why, strategies, sources))
+    return candidates
+
+
+def _best_chunks(ctx: StrategyContext, paths: list[str]) -> dict[str, int]:
+    """For files found without a place in them: each one's chunk that best matches the message, else its first.
+
+    One BM25 query scores the chunks of all of them, since a long message costs a full query.
+    """
+    chunk_ids = {path: [chunk_id for chunk_id, _ in ctx.index.chunks_of(path)] for path in paths}
+    wanted = [chunk_id for ids in chunk_ids.values() for chunk_id in ids]
+    scores = ctx.index.bm25.scores(list(ctx.query.terms), wanted) if wanted and ctx.query.terms else {}
+    return {path: max(enumerate(ids), key=lambda item: (scores.get(item[1], 0.0), -item[0]))[1]
+            for path, ids in chunk_ids.items() if ids}

@@ -1,0 +1,159 @@
+"""Open editor buffers: their text, version and incrementally maintained syntax tree.
+
+Editors describe edits in line/character positions whose characters are
+UTF-16 code units by default (LSP's ``positionEncoding`` may also pick UTF-8
+or UTF-32); tree-sitter wants UTF-8 byte offsets and (row, byte column)
+points. ``OpenDocument.apply`` converts one into the other, edits the old
+tree with ``Tree.edit`` and keeps the text, so re-parsing after a burst of
+changes reuses everything the edits did not touch.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass, field
+
+from tree_sitter import Tree
+
+from rag_lsp import languages
+from rag_lsp.index.parse import parse_tree
+
+ENCODINGS = ("utf-16", "utf-8", "utf-32")
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+class EditError(ValueError):
+    """An edit that does not fit the document (a position past the end, start after end)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TextEdit:
+    """Replace the text between two positions (0-based line, character in the document's encoding)."""
+
+    start_line: int
+    start_character: int
+    end_line: int
+    end_character: int
+    text: str
+
+
+def _unit_offset(line: str, character: int, encoding: str) -> int:
+    """The index into ``line`` (a Python string) of a character position counted in ``encoding`` units."""
+    if encoding == "utf-32":
+        return min(character, len(line))
+    counted = 0
+    for index, char in enumerate(line):
+        if counted >= character:
+            return index
+        code = ord(char)
+        if encoding == "utf-16":
+            counted += 2 if code > 0xFFFF else 1
+        else:
+            counted += len(char.encode("utf-8"))
+    return len(line)
+
+
+@dataclass(slots=True)
+class OpenDocument:
+    """One editor buffer. ``text`` is authoritative while the document is open."""
+
+    path: str
+    text: str
+    version: int
+    language: str = ""
+    encoding: str = "utf-16"
+    tree: Tree | None = None
+    # Index into ``text`` where each line starts; None when an edit made it stale.
+    _starts: list[int] | None = field(default=None, repr=False)
+
+    # False for a buffer that is not indexed (too large, binary, secret): no tree is kept for it.
+    parsed: bool = True
+    # True when the text changed since it was last indexed.
+    dirty: bool = True
+    # Held while the text or tree changes, so edits and re-parses from two threads never interleave.
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.encoding not in ENCODINGS:
+            raise ValueError(f"unknown position encoding {self.encoding!r}")
+        self.language = self.language or languages.language_for_path(self.path)
+        if self.parsed:
+            self.tree = parse_tree(self.language, self.text.encode("utf-8"))
+
+    def line_starts(self) -> list[int]:
+        """Where each line of ``text`` starts; LSP counts \\n, \\r\\n and \\r as line breaks."""
+        if self._starts is None:
+            self._starts = [0, *(match.end() for match in _LINE_BREAK.finditer(self.text))]
+        return self._starts
+
+    def offset(self, line: int, character: int) -> int:
+        """A position in the document's encoding as an index into ``text``; EditError past the end."""
+        starts = self.line_starts()
+        if line < 0 or character < 0:
+            raise EditError(f"negative position {line}:{character}")
+        if line >= len(starts):
+            raise EditError(f"position {line}:{character} is past the end of {self.path} ({len(starts)} lines)")
+        end = starts[line + 1] if line + 1 < len(starts) else len(self.text)
+        content = self.text[starts[line] : end].rstrip("\r\n")
+        if character > _units(content, self.encoding):
+            raise EditError(f"position {line}:{character} is past the end of line {line} in {self.path}")
+        return starts[line] + _unit_offset(content, character, self.encoding)
+
+    def apply(self, edit: TextEdit) -> None:
+        """Apply one edit to the text and to the syntax tree (re-parsed later, once per burst)."""
+        start = self.offset(edit.start_line, edit.start_character)
+        end = self.offset(edit.end_line, edit.end_character)
+        if end < start:
+            raise EditError(f"edit ends before it starts at {edit.start_line}:{edit.start_character}")
+        before = self.text[:start].encode("utf-8")
+        removed = self.text[start:end].encode("utf-8")
+        inserted = edit.text.encode("utf-8")
+        if self.tree is not None:
+            start_point = _point_after(before)
+            self.tree.edit(
+                start_byte=len(before),
+                old_end_byte=len(before) + len(removed),
+                new_end_byte=len(before) + len(inserted),
+                start_point=start_point,
+                old_end_point=_advance(start_point, removed),
+                new_end_point=_advance(start_point, inserted),
+            )
+        self.text = self.text[:start] + edit.text + self.text[end:]
+        self._starts = None
+
+    def replace_all(self, text: str) -> None:
+        """A full-text change: the old tree is of no use any more."""
+        self.text = text
+        self._starts = None
+        self.tree = None
+
+    def reparse(self) -> Tree | None:
+        """Re-parse after edits, reusing the edited old tree (a full parse when there is none)."""
+        self.parsed = True
+        self.tree = parse_tree(self.language, self.text.encode("utf-8"), self.tree)
+        return self.tree
+
+
+def _units(line: str, encoding: str) -> int:
+    """The length of a line in the encoding's units."""
+    if encoding == "utf-32":
+        return len(line)
+    if encoding == "utf-8":
+        return len(line.encode("utf-8"))
+    return len(line.encode("utf-16-le")) // 2
+
+
+def _point_after(prefix: bytes) -> tuple[int, int]:
+    """The (row, byte column) tree-sitter point at the end of ``prefix``."""
+    row = prefix.count(b"\n")
+    last_break = prefix.rfind(b"\n")
+    return row, len(prefix) - (last_break + 1)
+
+
+def _advance(start: tuple[int, int], inserted: bytes) -> tuple[int, int]:
+    """The point reached from ``start`` after ``inserted`` bytes."""
+    breaks = inserted.count(b"\n")
+    if not breaks:
+        return start[0], start[1] + len(inserted)
+    return start[0] + breaks, len(inserted) - (inserted.rfind(b"\n") + 1)
