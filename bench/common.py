@@ -20,7 +20,7 @@ DJANGO_QUESTIONS = [
 def percentile(values: list[float], fraction: float) -> float:
     """The nearest-rank percentile (``fraction`` in 0..1) of a non-empty list."""
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
 
 
 def median_p95(values: list[float]) -> str:

@@ -40,6 +40,7 @@ from rag_lsp import languages
 from rag_lsp.completion import similar
 from rag_lsp.completion.engine import CompletionEngine, CompletionRequest
 from rag_lsp.index.outline import FileText
+from rag_lsp.server.wire import completion_json as encode_completion
 from rag_lsp.workspace.session import Session
 
 DEFAULT_CASES = Path("/work/shared/bench/dev-completion.jsonl")
@@ -119,8 +120,8 @@ def run(args: argparse.Namespace) -> dict:
                 golds = [case["gold"], *case.get("alt_golds", [])]
 
                 began, began_cpu = time.perf_counter(), time.thread_time()
-                answer = engine.context(CompletionRequest(path, cursor, 0, budget_tokens=args.budget_tokens,
-                                                          time_budget_ms=args.time_budget_ms))
+                answer = encode_completion(engine.context(CompletionRequest(
+                    path, cursor, 0, budget_tokens=args.budget_tokens, time_budget_ms=args.time_budget_ms)))
                 elapsed = (time.perf_counter() - began) * 1000
                 cpu = (time.thread_time() - began_cpu) * 1000
                 rank = hit_rank(answer["snippets"], golds)

@@ -35,8 +35,10 @@ from pathlib import Path
 
 from completion_bench import DEFAULT_CASES, KS, hit_rank, percentile
 
-from rag_lsp.features.focus import word_at
-from rag_lsp.retrieval.retrieve import ContextRequest
+from rag_lsp.features.context import answer_context
+from rag_lsp.features.focus import focus_query, word_at
+from rag_lsp.retrieval.answer import ContextRequest
+from rag_lsp.server import wire
 from rag_lsp.workspace.session import Session
 
 # How long the servers may take to start and load a repository before its cases.
@@ -64,8 +66,8 @@ def ask(session: Session, root: Path, case: dict, line: str, column: int, mode: 
     if mode == BEFORE:
         query = name_and_enclosing(session, root, case["file"], line, case["line"], column)
     else:
-        query = session.focus_query(path, case["line"] - 1, column)
-    answer = session.context(ContextRequest(query), focus=path)
+        query = focus_query(session, path, case["line"] - 1, column)
+    answer = wire.context_json(answer_context(session, ContextRequest(query), focus=path))
     return answer, query, (time.perf_counter() - started) * 1000
 
 

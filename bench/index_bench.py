@@ -11,7 +11,7 @@ Each measurement runs in a fresh process so peak RSS is that of the run alone:
 - cold: index with an empty cache directory;
 - warm: index again from that cache (nothing changed);
 - touch: one file changed, the rest from the cache.
-Then query latency (median, p95) of ``build_context`` on the warm index.
+Then query latency (median, p95) of ``retrieve`` on the warm index.
 """
 
 from __future__ import annotations
@@ -41,7 +41,8 @@ def child(mode: str, root: str, cache: str) -> dict:
         result = {"files": count}
     else:
         from rag_lsp.index.root_index import Index
-        from rag_lsp.retrieval.retrieve import ContextRequest, build_context
+        from rag_lsp.retrieval.answer import ContextRequest
+        from rag_lsp.retrieval.retrieve import retrieve
 
         index = Index(root, cache_root=Path(cache))
         stats = index.refresh()
@@ -51,7 +52,7 @@ def child(mode: str, root: str, cache: str) -> dict:
             for _ in range(5):
                 for query in DJANGO_QUESTIONS:
                     began = time.perf_counter()
-                    build_context(index, ContextRequest(query))
+                    retrieve(index, ContextRequest(query))
                     latencies.append((time.perf_counter() - began) * 1000)
             result["query_ms"] = latencies
     result["seconds"] = time.perf_counter() - started

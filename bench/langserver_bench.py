@@ -51,6 +51,7 @@ from rag_lsp.langservers.composite import CompositeSymbolProvider
 from rag_lsp.langservers.pool import ServerPool
 from rag_lsp.retrieval.fusion import FusionRanker
 from rag_lsp.retrieval.query import parse_query
+from rag_lsp.server import wire
 from rag_lsp.workspace.settings import Settings
 
 POLYGLOT = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "polyglot"
@@ -100,10 +101,11 @@ def _rank(index: Index, text: str, pool: ServerPool | None, remember: bool = Fal
     provider = _provider(index, pool, remember) if pool else None
     ranker = FusionRanker(provider=provider)
     started = time.perf_counter()
-    candidates = ranker.rank(index, parse_query(text), RANK_LIMIT)
+    ranking = ranker.rank(index, parse_query(text), RANK_LIMIT)
+    candidates = ranking.candidates
     elapsed = (time.perf_counter() - started) * 1000
     files = list(dict.fromkeys(index.chunks[c.chunk_id].path for c in candidates))
-    return files, elapsed, list(ranker.last_report.language_servers)
+    return files, elapsed, [wire.server_note_json(note) for note in ranking.report.language_servers]
 
 
 def _warm(pool: ServerPool, index: Index, wanted: list[str], texts: list[str]) -> dict[str, str]:

@@ -118,7 +118,7 @@ def _ranked_files(ranker: Ranker, index: Index, text: str) -> tuple[list[str], f
     """Distinct files in rank order, and the time of a warm query (parsing the question included)."""
     ranker.rank(index, parse_query(text), RANK_LIMIT)
     started = time.perf_counter()
-    candidates = ranker.rank(index, parse_query(text), RANK_LIMIT)
+    candidates = ranker.rank(index, parse_query(text), RANK_LIMIT).candidates
     elapsed = (time.perf_counter() - started) * 1000
     return list(dict.fromkeys(index.chunks[c.chunk_id].path for c in candidates)), elapsed
 

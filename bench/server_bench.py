@@ -28,12 +28,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "e2e"))
 
-from common import DJANGO_QUESTIONS, median_p95  # noqa: E402
-from lsp_harness import Harness  # noqa: E402
+from common import DJANGO_QUESTIONS, median_p95
+from lsp_harness import Harness
 
-from rag_lsp.retrieval.retrieve import ContextRequest  # noqa: E402
-from rag_lsp.workspace.documents import TextEdit  # noqa: E402
-from rag_lsp.workspace.session import Session  # noqa: E402
+from rag_lsp.features.context import answer_context
+from rag_lsp.retrieval.answer import ContextRequest
+from rag_lsp.workspace.documents import TextEdit
+from rag_lsp.workspace.session import Session
 
 
 def generated_module(functions: int = 1000) -> str:
@@ -79,7 +80,7 @@ def in_process_context(root: Path, repeats: int) -> list[float]:
     for _ in range(repeats):
         for query in DJANGO_QUESTIONS:
             began = time.perf_counter()
-            session.context(ContextRequest(query))
+            answer_context(session, ContextRequest(query))
             latencies.append((time.perf_counter() - began) * 1000)
     return latencies
 
@@ -97,7 +98,7 @@ async def served_context(root: Path, tmp: Path, repeats: int) -> tuple[list[floa
             await harness.request("ragLsp/context", {"query": query}, timeout=60)
             latencies.append((time.perf_counter() - began) * 1000)
     status = await harness.request("ragLsp/status", None)
-    pid = harness.client._server.pid  # noqa: SLF001
+    pid = harness.client._server.pid
     rss = next(int(line.split()[1]) for line in Path(f"/proc/{pid}/status").read_text().splitlines()
                if line.startswith("VmRSS")) / 1024
     await harness.stop()

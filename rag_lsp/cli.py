@@ -13,21 +13,19 @@ import argparse
 import json
 import logging
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from rag_lsp import __version__
-from rag_lsp.features.lookup import LOOKUPS
-from rag_lsp.index.root_index import Index, IndexStats
-from rag_lsp.index.symbol_provider import IndexSymbolProvider
-from rag_lsp.index.tables import workspace_tables
-from rag_lsp.langservers.composite import CompositeSymbolProvider
-from rag_lsp.langservers.pool import ServerPool
-from rag_lsp.retrieval.retrieve import DEFAULT_BUDGET_TOKENS, DEFAULT_TOP_K, ContextRequest, build_context
-from rag_lsp.workspace.settings import Settings, SettingsError, apply_settings, load_operator_file
+from rag_lsp.completion.snippets import DEFAULT_BUDGET_TOKENS as COMPLETION_BUDGET_TOKENS
+from rag_lsp.features.context import answer_context
+from rag_lsp.features.lookup import LOOKUPS, lookup
+from rag_lsp.index.root_index import IndexStats
+from rag_lsp.retrieval.answer import DEFAULT_BUDGET_TOKENS, DEFAULT_TOP_K, ContextAnswer, ContextRequest
+from rag_lsp.server import wire
+from rag_lsp.workspace.session import Session
 
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_BAD_ROOT, EXIT_BAD_QUERY_FILE = 0, 1, 2, 3, 4
-# Defaults of completion-context (the core's, repeated so that other commands need not import it).
-COMPLETION_BUDGET_TOKENS = 512
 # A one-shot process starts with cold caches, so it gets more time than the server's 50 ms.
 CLI_COMPLETION_TIME_BUDGET_MS = 1000
 # How long a one-shot question waits for a language server to start (the editor's questions never wait).
@@ -50,7 +48,7 @@ def _positive(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="rag-lsp", description=__doc__.split("\n", 1)[0])
+    parser = argparse.ArgumentParser(prog="rag-lsp", description=(__doc__ or "").split("\n", 1)[0])
     parser.add_argument("--version", action="version", version=f"rag-lsp {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -124,22 +122,35 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
-def _open_index(root: Path, args: argparse.Namespace) -> Index:
-    if not root.exists():
-        raise CliError(f"root does not exist: {root}", EXIT_BAD_ROOT)
-    if not root.is_dir():
-        raise CliError(f"root is not a directory: {root}", EXIT_BAD_ROOT)
-    return Index(root, cache_root=args.cache_dir, use_cache=not args.no_cache)
+def _session(args: argparse.Namespace, roots: list[Path], language_servers: bool = False,
+             wait_for_servers: float = 0.0) -> Session:
+    """The same workspace the language server keeps, over ``roots``: their operator files' settings apply."""
+    _check_roots(roots)
+    session = Session(cache_root=args.cache_dir, use_cache=not args.no_cache, language_servers=language_servers,
+                      wait_for_servers=wait_for_servers)
+    for root in roots:
+        for warning in session.add_root(root):
+            print(f"rag-lsp: {warning}", file=sys.stderr)
+    return session
+
+
+def _check_roots(roots: list[Path]) -> None:
+    for root in roots:
+        if not root.exists():
+            raise CliError(f"root does not exist: {root}", EXIT_BAD_ROOT)
+        if not root.is_dir():
+            raise CliError(f"root is not a directory: {root}", EXIT_BAD_ROOT)
 
 
 def _index(args: argparse.Namespace) -> int:
-    reports = []
-    for root in args.roots:
-        index = _open_index(root, args)
-        reports.append(index.refresh())
-        index.close()
+    session = _session(args, args.roots)
+    try:
+        reports = session.index_roots()
+    finally:
+        session.close()
     if args.json:
-        print(json.dumps([r.to_dict() for r in reports] if len(reports) > 1 else reports[0].to_dict(), indent=2))
+        encoded = [wire.index_stats_json(r) for r in reports]
+        print(json.dumps(encoded if len(encoded) > 1 else encoded[0], indent=2))
     else:
         for report in reports:
             print(_format_stats(report))
@@ -148,8 +159,8 @@ def _index(args: argparse.Namespace) -> int:
 
 def _format_stats(stats: IndexStats) -> str:
     lines = [
-        f"{stats.root}: {stats.files} files, {stats.chunks} chunks, {stats.definitions} definitions "
-        f"in {stats.elapsed_ms / 1000:.2f} s ({stats.parsed} parsed, {stats.reused} from cache, {stats.removed} removed)",
+        (f"{stats.root}: {stats.files} files, {stats.chunks} chunks, {stats.definitions} definitions "
+        f"in {stats.elapsed_ms / 1000:.2f} s ({stats.parsed} parsed, {stats.reused} from cache, {stats.removed} removed)"),
         "  languages: " + (", ".join(f"{k} {v}" for k, v in sorted(stats.languages.items(), key=lambda kv: (-kv[1], kv[0]))) or "none"),
     ]
     if stats.skipped:
@@ -176,118 +187,83 @@ def _read_query(args: argparse.Namespace) -> str:
 
 def _context(args: argparse.Namespace) -> int:
     query = _read_query(args)
-    index = _open_index(args.root, args)
-    stats = index.refresh()
-    servers, settings = _servers(args.root) if args.language_servers else (None, None)
+    session = _session(args, [args.root], language_servers=args.language_servers)
     try:
-        def text_of(rel: str) -> str | None:
-            return _read_text(index.root / rel) if rel in index.files else None
-
-        if servers:
+        (stats,) = session.index_roots()
+        if args.language_servers:
             # Started and loaded before the question, so that ranking (3 s at most) never waits for them.
-            servers.warm(index.files, text_of, SERVER_START_SECONDS)
-        provider = servers and CompositeSymbolProvider(
-            IndexSymbolProvider(index, workspace_tables(index)), servers, text_of,
-            timeout=settings.language_server_timeout_ms / 1000, max_calls=settings.language_server_calls,
-            budget=settings.language_server_budget_ms / 1000)
-        result = build_context(index, ContextRequest(query, args.top_k, args.budget_tokens), provider=provider)
+            session.warm_servers(SERVER_START_SECONDS)
+        answer = answer_context(session, ContextRequest(query, args.top_k, args.budget_tokens))
     finally:
-        if servers:
-            servers.stop()
-        index.close()
-    result["index"] = {**result["index"], "skipped": dict(sorted(stats.skipped.items())),
-                       "parse_errors": stats.parse_errors, "indexing_ms": round(stats.elapsed_ms, 1)}
-    for warning in result.get("warnings", ()):
+        session.close()
+    summary = replace(answer.index[0], skipped=stats.skipped, parse_errors=stats.parse_errors,
+                      indexing_ms=round(stats.elapsed_ms, 1))
+    answer = replace(answer, index=(summary,))
+    for warning in answer.warnings:
         print(f"rag-lsp: {warning}", file=sys.stderr)
     if args.json:
-        print(json.dumps(result, indent=2, ensure_ascii=False))
+        print(json.dumps(wire.context_json(answer), indent=2, ensure_ascii=False))
     else:
-        print(_format_context(result))
+        print(_format_context(answer))
     return EXIT_OK
 
 
-def _servers(root: Path) -> tuple[ServerPool, Settings]:
-    """The root's language servers as its operator file configures them, and its settings."""
-    try:
-        settings, _ = apply_settings(Settings(), load_operator_file(root), overlay=True)
-    except SettingsError as exc:
-        raise CliError(str(exc), EXIT_USAGE) from None
-    return ServerPool(root.resolve(), settings.language_servers), settings
-
-
-def _read_text(path: Path) -> str | None:
-    try:
-        return path.read_bytes().decode("utf-8-sig")
-    except (OSError, UnicodeDecodeError):
-        return None
-
-
 def _lookup(args: argparse.Namespace) -> int:
-    from rag_lsp.workspace.session import Session
-
-    if not args.root.is_dir():
-        raise CliError(f"root {'is not a directory' if args.root.exists() else 'does not exist'}: {args.root}",
-                       EXIT_BAD_ROOT)
+    _check_roots([args.root])
     if args.what == "documentSymbols" and not args.file:
         raise CliError("documentSymbols needs --file", EXIT_USAGE)
     if args.what != "documentSymbols" and not args.symbol.strip():
         raise CliError("give a SYMBOL to look up", EXIT_USAGE)
-    session = Session(cache_root=args.cache_dir, use_cache=not args.no_cache,
-                      language_servers=not args.no_language_servers, wait_for_servers=SERVER_START_SECONDS)
-    session.add_root(args.root)
+    session = _session(args, [args.root], language_servers=not args.no_language_servers,
+                       wait_for_servers=SERVER_START_SECONDS)
     try:
         session.index_roots()
         path = (args.file if args.file.is_absolute() else Path.cwd() / args.file).resolve() if args.file else None
-        answer = session.lookup(args.symbol.strip(), args.what, path)
+        answer = lookup(session, args.symbol.strip(), args.what, path)
     finally:
         session.close()
     if args.json:
-        print(json.dumps(answer, indent=2, ensure_ascii=False))
+        print(json.dumps(wire.lookup_json(answer), indent=2, ensure_ascii=False))
         return EXIT_OK
-    for item in answer["items"]:
-        hover = f"\n    {item['hover']}" if item.get("hover") else ""
-        print(f"{item['path']}:{item['start_line']} {item['qualname']} ({item['kind']}) [{item['source']}]{hover}")
-    if answer.get("unanswered"):
-        print(f"rag-lsp: {answer['unanswered']}", file=sys.stderr)
-    for note in answer["language_servers"]:
-        if note["skipped"]:
-            print(f"rag-lsp: {note['server']} skipped: {note['skipped']}", file=sys.stderr)
+    for item in answer.items:
+        hover = f"\n    {item.hover}" if item.hover else ""
+        print(f"{item.path}:{item.start_line} {item.qualname} ({item.kind}) [{item.source}]{hover}")
+    if answer.unanswered:
+        print(f"rag-lsp: {answer.unanswered}", file=sys.stderr)
+    for note in answer.language_servers:
+        if note.skipped:
+            print(f"rag-lsp: {note.server} skipped: {note.skipped}", file=sys.stderr)
     return EXIT_OK
 
 
 def _completion_context(args: argparse.Namespace) -> int:
     # Imported here so that the other commands never pay for it.
     from rag_lsp.completion.engine import CompletionEngine, CompletionError, CompletionRequest, PositionError
-    from rag_lsp.workspace.session import Session
 
-    if not args.root.is_dir():
-        raise CliError(f"root {'is not a directory' if args.root.exists() else 'does not exist'}: {args.root}",
-                       EXIT_BAD_ROOT)
     path = args.file if args.file.is_absolute() else Path.cwd() / args.file
+    session = _session(args, [args.root])
     if not path.is_file():
+        session.close()
         raise CliError(f"cannot read {args.file}: not a file", EXIT_BAD_QUERY_FILE)
-    session = Session(cache_root=args.cache_dir, use_cache=not args.no_cache)
-    session.add_root(args.root)
     try:
         session.index_roots()
         request = CompletionRequest(path.resolve(), args.line - 1, args.column - 1, budget_tokens=args.budget_tokens,
                                     max_snippets=args.max_snippets, time_budget_ms=args.time_budget_ms)
-        result = CompletionEngine(session).context(request)
+        answer = CompletionEngine(session).context(request)
     except PositionError as exc:
         raise CliError(f"bad position: {exc}", EXIT_USAGE) from None
     except CompletionError as exc:
         raise CliError(str(exc), EXIT_BAD_QUERY_FILE) from None
     finally:
-        for root in list(session.roots):
-            session.remove_root(root)
-    for warning in result.get("warnings", ()):
+        session.close()
+    for warning in answer.warnings:
         print(f"rag-lsp: {warning}", file=sys.stderr)
     if args.json:
-        print(json.dumps(result, indent=2, ensure_ascii=False))
+        print(json.dumps(wire.completion_json(answer), indent=2, ensure_ascii=False))
     else:
-        print(result["prompt"] or "no context for this position")
-        print(f"{len(result['snippets'])} snippets, ~{result['tokens']} tokens (estimated) of {result['budget_tokens']}"
-              f"{', truncated' if result['truncated'] else ''}; {result['elapsed_ms']:.1f} ms", file=sys.stderr)
+        print(answer.prompt or "no context for this position")
+        print(f"{len(answer.snippets)} snippets, ~{answer.tokens} tokens (estimated) of {answer.budget_tokens}"
+              f"{', truncated' if answer.truncated else ''}; {answer.elapsed_ms:.1f} ms", file=sys.stderr)
     return EXIT_OK
 
 
@@ -310,17 +286,19 @@ def _serve(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _format_context(result: dict) -> str:
+def _format_context(answer: ContextAnswer) -> str:
     blocks = []
-    for rank, item in enumerate(result["items"], 1):
-        where = f"{item['path']}:{item['start_line']}"
-        symbol = f" ({item['qualname'] or item['symbol']})" if item["symbol"] else ""
-        blocks.append(f"{rank}. {where}{symbol} — {'; '.join(item['why'])}\n"
-                      + "\n".join("    " + line for line in item["content"].splitlines()))
-    footer = (f"{len(result['items'])} places, ~{result['tokens']} tokens (estimated) of {result['budget_tokens']}"
-              f"{', truncated' if result['truncated'] else ''}; {result['elapsed_ms']:.1f} ms ranking"
-              f" over {result['index']['files']} files / {result['index']['chunks']} chunks")
-    return "\n\n".join(blocks + [footer]) if blocks else "no matching places\n" + footer
+    for rank, item in enumerate(answer.items, 1):
+        where = f"{item.path}:{item.start_line}"
+        symbol = f" ({item.qualname or item.symbol})" if item.symbol else ""
+        blocks.append(f"{rank}. {where}{symbol} — {'; '.join(item.why)}\n"
+                      + "\n".join("    " + line for line in item.content.splitlines()))
+    files = sum(summary.files for summary in answer.index)
+    chunks = sum(summary.chunks for summary in answer.index)
+    footer = (f"{len(answer.items)} places, ~{answer.tokens} tokens (estimated) of {answer.budget_tokens}"
+              f"{', truncated' if answer.truncated else ''}; {answer.elapsed_ms:.1f} ms ranking"
+              f" over {files} files / {chunks} chunks")
+    return "\n\n".join([*blocks, footer]) if blocks else "no matching places\n" + footer
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ exchange them without knowing about each other.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 # Definition kinds that the chunker treats as containers of other definitions.
@@ -86,13 +86,6 @@ class Chunk:
     language: str
     blob_id: str
     content: str
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict) -> Chunk:
-        return cls(**data)
 
 
 @dataclass(slots=True)

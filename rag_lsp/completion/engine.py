@@ -65,15 +65,16 @@ from rag_lsp.completion.cursor import (
     split_signature,
 )
 from rag_lsp.completion.server_hints import cursor_hints
+from rag_lsp.completion.snippets import DEFAULT_BUDGET_TOKENS, CompletionAnswer, Snippet
 from rag_lsp.index.bindings import Binding, Resolver, Target
 from rag_lsp.index.outline import FUNCTION_KINDS, Excerpt, FileText, body, head, signature_end
 from rag_lsp.index.terms import tokenize
 from rag_lsp.langservers.pool import ServerPool
 from rag_lsp.model import CLASS_LIKE_KINDS, Definition
 from rag_lsp.path_kinds import is_test_path
-from rag_lsp.retrieval.token_count import estimate_tokens, truncate_to_tokens
+from rag_lsp.retrieval.packing import PackRules, pack
+from rag_lsp.retrieval.token_count import estimate_tokens
 
-DEFAULT_BUDGET_TOKENS = 512
 DEFAULT_TIME_BUDGET_MS = 50.0
 # At most this many snippets, whatever the budget.
 MAX_SNIPPETS = 100
@@ -81,6 +82,8 @@ MAX_SNIPPETS = 100
 MIN_RESOLVED = 8
 # Packing stops when less than this is left: no definition fits in fewer tokens.
 MIN_SNIPPET_TOKENS = 12
+# The first snippet is cut down to fit when this many tokens of it fit beside its path header.
+MIN_CUT_TOKENS = 9
 # Same-file definitions closer than this many lines to the cursor are on screen already.
 NEAR_LINES = 40
 # Lines around the cursor whose names are candidates (same-file and unbound definitions).
@@ -175,7 +178,7 @@ class _Candidate:
 
 @dataclass(slots=True)
 class _Cached:
-    answer: dict
+    answer: CompletionAnswer
     depends: dict[str, str | None]
     documents: tuple
 
@@ -207,7 +210,7 @@ class CompletionEngine:
 
     # The request.
 
-    def context(self, request: CompletionRequest) -> dict:
+    def context(self, request: CompletionRequest) -> CompletionAnswer:
         started = time.perf_counter()
         deadline = started + request.time_budget_ms / 1000
         text, version = self._document_text(request.path)
@@ -216,15 +219,13 @@ class CompletionEngine:
         documents = self._note_documents()
         located = self.session.locate(request.path)
         if located is None:
-            return _empty(request, started, "the file is outside every workspace folder")
+            return CompletionAnswer(None, (), "", 0, request.budget_tokens, 0, False, _elapsed(started),
+                                    warnings=("the file is outside every workspace folder",))
         root, rel = located
         key = (request.path, version, request.line, request.character, request.budget_tokens, request.max_snippets)
         with root.index.lock:
             if version is not None and (cached := self._cached(key, root.index, documents)) is not None:
-                answer = _copy(cached)
-                answer["elapsed_ms"] = round((time.perf_counter() - started) * 1000, 2)
-                answer["cached"] = True
-                return answer
+                return replace(cached, elapsed_ms=_elapsed(started), cached=True)
             language = languages.language_for_path(rel)
             prefix = lines[request.line][: request.character]
             typed = TYPED.search(prefix)
@@ -233,13 +234,12 @@ class CompletionEngine:
             analysis = self._analysis(root.index, rel, version, text, lines, language)
             builder = _Builder(self, root.index, cursor, analysis, request, deadline, text, root.servers)
             answer, depends = builder.build()
-        answer["elapsed_ms"] = round((time.perf_counter() - started) * 1000, 2)
+        answer = replace(answer, elapsed_ms=_elapsed(started))
         # A partial answer is not kept: the next request may have the time to finish, or a server be warm.
-        if version is not None and not answer["truncated"] and builder.server_final:
+        if version is not None and not answer.truncated and builder.server_final:
             with self._lock:
-                self._answers[key] = _Cached(_copy(answer), depends, documents)
+                self._answers[key] = _Cached(answer, depends, documents)
                 _trim(self._answers)
-        answer["cached"] = False
         return answer
 
     def _document_text(self, path: Path) -> tuple[str, int | None]:
@@ -260,7 +260,7 @@ class CompletionEngine:
         """The open buffers' versions: a cached answer is served only while they are unchanged."""
         return tuple(sorted((path, document.version) for path, document in list(self.session.documents.items())))
 
-    def _cached(self, key: tuple, index, documents: tuple) -> dict | None:
+    def _cached(self, key: tuple, index, documents: tuple) -> CompletionAnswer | None:
         with self._lock:
             cached = self._answers.get(key)
         if cached is None or cached.documents != documents:
@@ -406,20 +406,13 @@ def _code_point(request: CompletionRequest, lines: list[str]) -> int:
     return index
 
 
-def _copy(answer: dict) -> dict:
-    """An answer whose snippets the caller may change without changing the cached one."""
-    return {**answer, "snippets": [dict(snippet) for snippet in answer["snippets"]]}
+def _elapsed(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 2)
 
 
 def _trim(table: OrderedDict, size: int = CACHE_SIZE) -> None:
     while len(table) > size:
         table.popitem(last=False)
-
-
-def _empty(request: CompletionRequest, started: float, warning: str) -> dict:
-    return {"root": None, "snippets": [], "prompt": "", "tokens": 0, "budget_tokens": request.budget_tokens,
-            "omitted": 0, "truncated": False, "token_count": "estimate",
-            "elapsed_ms": round((time.perf_counter() - started) * 1000, 2), "cached": False, "warnings": [warning]}
 
 
 def _proximity(lines: list[int], cursor: int) -> tuple[float, int | None]:
@@ -542,7 +535,7 @@ class _Builder:
             self.timed_out = True
         return self.timed_out
 
-    def build(self) -> tuple[dict, dict[str, str | None]]:
+    def build(self) -> tuple[CompletionAnswer, dict[str, str | None]]:
         for source in (self._imports, self._server, self._own_file, self._unbound, self._enclosing, self._similar):
             if self.out_of_time():
                 break
@@ -881,33 +874,25 @@ class _Builder:
             return lines[candidate.window[0] - 1 : candidate.window[1]]
         return self._text_of(candidate.path).slice(*candidate.window)
 
-    def _pack(self, ranked: list[_Candidate]) -> dict:
+    def _pack(self, ranked: list[_Candidate]) -> CompletionAnswer:
+        """The best candidates that fit the budget as heads (signature and docstring); leftover budget then
+        shows the best of them whole."""
         budget = self.request.budget_tokens
         limit = min(self.request.max_snippets or MAX_SNIPPETS, MAX_SNIPPETS)
-        chosen: list[tuple[_Candidate, Excerpt, int]] = []
-        used = 0
-        omitted = 0
-        cut_short = False
-        for candidate in ranked:
-            if len(chosen) >= limit or budget - used < MIN_SNIPPET_TOKENS:
-                omitted += 1
-                continue
-            excerpt = self._excerpt(candidate, full=False)
-            if any(_overlaps(candidate, excerpt, other, shown) for other, shown, _ in chosen):
-                continue
-            cost = self._cost(candidate, excerpt.content)
-            if used + cost > budget:
-                if not chosen and budget - used > self._cost(candidate, "") + 8:
-                    content = truncate_to_tokens(excerpt.content, budget - self._cost(candidate, ""))
-                    excerpt = Excerpt(content, excerpt.start_line,
-                                      excerpt.start_line + content.count("\n"), False)
-                    cost = self._cost(candidate, content)
-                    cut_short = True
-                else:
-                    omitted += 1
-                    continue
-            chosen.append((candidate, excerpt, cost))
-            used += cost
+        rules: PackRules[_Candidate, Excerpt] = PackRules(
+            show=lambda candidate: self._excerpt(candidate, full=False),
+            text=lambda excerpt: excerpt.content,
+            cut=lambda excerpt, shorter: Excerpt(shorter, excerpt.start_line,
+                                                 excerpt.start_line + shorter.count("\n"), False),
+            cost=self._cost,
+            min_cut_tokens=MIN_CUT_TOKENS,
+            min_room=MIN_SNIPPET_TOKENS,
+            redundant=lambda candidate, excerpt, packed: any(
+                _overlaps(candidate, excerpt, other.item, other.shown) for other in packed),
+        )
+        packing = pack(ranked, budget, limit, rules)
+        chosen = [(packed.item, packed.shown, packed.cost) for packed in packing.packed]
+        used = packing.used
         # Leftover budget: bodies for the best snippets that are shown in part.
         for position, (candidate, excerpt, cost) in enumerate(chosen):
             if excerpt.complete or candidate.window is not None:
@@ -917,7 +902,7 @@ class _Builder:
             if fuller.content != excerpt.content and used + extra <= budget:
                 chosen[position] = (candidate, fuller, cost + extra)
                 used += extra
-        return self._answer(chosen, used, omitted, cut_short)
+        return self._answer(chosen, packing.over_budget + packing.over_limit, packing.cut)
 
     def _header(self, candidate: _Candidate) -> str:
         return f"{languages.spec(candidate.language).comment} {candidate.path}"
@@ -925,39 +910,30 @@ class _Builder:
     def _cost(self, candidate: _Candidate, content: str) -> int:
         return _snippet_cost(self._header(candidate), content)
 
-    def _answer(self, chosen: list, used: int, omitted: int, cut_short: bool) -> dict:
-        root = self.index.root
+    def _answer(self, chosen: list[tuple[_Candidate, Excerpt, int]], omitted: int, cut_short: bool
+                ) -> CompletionAnswer:
         snippets = []
         blocks = []
-        for candidate, excerpt, cost in chosen:
+        for candidate, excerpt, _ in chosen:
             definition = candidate.definition
-            snippets.append({
-                "uri": (root / candidate.path).as_uri(),
-                "path": candidate.path,
-                "start_line": excerpt.start_line,
-                "end_line": excerpt.end_line,
-                "symbol": definition.name if definition else None,
-                "qualname": definition.qualname if definition else None,
-                "kind": definition.kind if definition else "code",
-                "language": candidate.language,
-                "source": candidate.source,
-                "score": round(candidate.score, 4),
-                "why": candidate.why,
-                "content": excerpt.content,
-                "tokens": estimate_tokens(excerpt.content),
-            })
+            snippets.append(Snippet(
+                path=candidate.path,
+                start_line=excerpt.start_line,
+                end_line=excerpt.end_line,
+                symbol=definition.name if definition else None,
+                qualname=definition.qualname if definition else None,
+                kind=definition.kind if definition else "code",
+                language=candidate.language,
+                source=candidate.source,
+                score=round(candidate.score, 4),
+                why=tuple(candidate.why),
+                content=excerpt.content,
+                tokens=estimate_tokens(excerpt.content),
+            ))
             blocks.append(f"{self._header(candidate)}\n{excerpt.content}\n")
         prompt = "\n".join(blocks)
-        return {
-            "root": str(root),
-            "snippets": snippets,
-            "prompt": prompt,
-            "tokens": estimate_tokens(prompt),
-            "budget_tokens": self.request.budget_tokens,
-            "omitted": omitted,
-            "truncated": self.timed_out or cut_short,
-            "token_count": "estimate",
-        }
+        return CompletionAnswer(str(self.index.root), tuple(snippets), prompt, estimate_tokens(prompt),
+                                self.request.budget_tokens, omitted, self.timed_out or cut_short)
 
 
 def _overlaps(candidate: _Candidate, excerpt: Excerpt, other: _Candidate, shown: Excerpt) -> bool:

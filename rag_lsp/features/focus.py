@@ -30,18 +30,58 @@ called ``rate_limiter`` as well.
 from __future__ import annotations
 
 import re
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 from rag_lsp import languages
 from rag_lsp.completion.cursor import RECEIVERS
 from rag_lsp.index.bindings import Resolver, Target, file_bindings
 from rag_lsp.index.outline import FUNCTION_KINDS, FileText
 from rag_lsp.model import CLASS_LIKE_KINDS, Definition
-from rag_lsp.retrieval.strategies.symbols import PLAIN_WORD
+from rag_lsp.retrieval.query import PLAIN_WORD
+from rag_lsp.workspace.session import Session
 
 # An identifier with dots (``limiter.allow``), as a cursor touches it.
 IDENTIFIER = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*")
 _TYPE = r"([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)"
+
+
+def focus_query(session: Session, path: Path, line: int, character: int) -> str:
+    """A question for a cursor: the identifier under it, or with its enclosing definition when it defines
+    nothing (a local, a keyword).
+
+    ``line`` is 0-based and ``character`` counts code points; the open
+    buffer's text is used when there is one. Where a ready language server
+    or, failing that, the file's imports and annotations resolve the
+    identifier, it is named as the definition it means
+    (``rate_limiter.RateLimiter.allow`` for ``limiter.allow``), so that
+    namesakes elsewhere do not count as much as it.
+    """
+    document = session.documents.get(path)
+    try:
+        text = document.text if document else path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
+    lines = text.splitlines()
+    current = lines[line] if 0 <= line < len(lines) else ""
+    word = word_at(current, character)
+    located = session.locate(path)
+    enclosing = None
+    if located:
+        root, rel = located
+        with root.index.lock:
+            covering = [d for d in root.index.symbols.in_file(rel) if d.start_line <= line + 1 <= d.end_line]
+            defined = False
+            if word:
+                provider = session.provider(root, max_calls=1)
+                resolved = provider.resolve(rel, line + 1, character) if provider is not None else None
+                resolved = resolved or resolve_chain(root.index, rel, word, lines, line + 1)
+                word = focus_name(root.index, resolved, word)
+                defined = resolved is not None or bool(root.index.symbols.lookup(word))
+        # The enclosing definition is on the user's screen already: it is the question only when the name
+        # under the cursor defines nothing (a local, a keyword), not a rival to the name's definition.
+        if covering and not defined:
+            enclosing = max(covering, key=lambda d: d.start_line).qualname
+    return " ".join(f"`{name}`" for name in dict.fromkeys(n for n in (word, enclosing) if n))
 
 
 def word_at(line: str, character: int) -> str | None:

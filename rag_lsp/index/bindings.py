@@ -113,7 +113,7 @@ class Resolver:
         files = self._modules.get(key)
         if files is None:
             files = self.modules.resolve(module, from_path, importer)
-            if module.startswith(("./", "../")):
+            if from_path is not None and module.startswith(("./", "../")):
                 files = self._path_module(module, from_path, files)
             self._modules[key] = files
         self.consulted.update(files)

@@ -108,7 +108,7 @@ class _Postings:
     surviving document where its posting moved to.
     """
 
-    __slots__ = ("slots", "tfs", "backs", "dead")
+    __slots__ = ("backs", "dead", "slots", "tfs")
 
     def __init__(self) -> None:
         self.slots = array(_INT64)
@@ -291,7 +291,10 @@ class BM25Index:
         """Forget a document; raise ``KeyError`` if ``doc_id`` is not indexed."""
         slot = self._slot_of.pop(doc_id)
         falls = self._df_falls
-        for term, position in zip(self._doc_terms[slot], self._doc_positions[slot]):
+        terms, positions = self._doc_terms[slot], self._doc_positions[slot]
+        if terms is None or positions is None:
+            raise KeyError(doc_id)
+        for term, position in zip(terms, positions):
             postings = self._postings[term]
             postings.slots[position] = _GRAVEYARD
             postings.dead += 1
@@ -631,7 +634,9 @@ class BM25Index:
         postings.backs = array(_INT32, [back for _, _, back in survivors])
         postings.dead = 0
         for position, (slot, _, back) in enumerate(survivors):
-            self._doc_positions[slot][back] = position
+            positions = self._doc_positions[slot]
+            if positions is not None:
+                positions[back] = position
 
 
 def _batch_bounds(lengths: np.ndarray, tokens: int) -> list[tuple[int, int]]:

@@ -112,7 +112,7 @@ class ModuleMap:
         best: list[tuple[int, str]] = []
         # Try the full module, then drop trailing segments: ``pkg.mod.Class``
         # names a class inside ``pkg/mod.py``.
-        for drop in range(0, min(len(wanted), 3)):
+        for drop in range(min(len(wanted), 3)):
             target = wanted[: len(wanted) - drop]
             for path in sorted(self._candidates(target[-1])):
                 if importer is not None and not languages.same_family(path, importer):
@@ -148,9 +148,9 @@ class ModuleMap:
         module = module.strip().strip("\"'<>`")
         base = list(PurePosixPath(from_path).parent.parts) if from_path else []
         if module.startswith((".", "self::", "super::")) and from_path:
-            if module.startswith("./") or module.startswith("../"):
+            if module.startswith(("./", "../")):
                 return _join_relative(base, module.split("/"))
-            if module.startswith((".")):
+            if module.startswith("."):
                 dots = len(module) - len(module.lstrip("."))
                 anchor = base[: len(base) - (dots - 1)] if dots > 1 else base
                 return tuple(anchor) + tuple(segments(module.lstrip(".")))

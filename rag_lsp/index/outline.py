@@ -12,6 +12,7 @@ signatures of its methods).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rag_lsp.model import CLASS_LIKE_KINDS, Chunk, Definition
@@ -174,7 +175,7 @@ def _cut(lines: list[str], limit: int, indent: str, comment: str) -> tuple[list[
 
 
 def head(text: FileText, definition: Definition, language: str, comment: str,
-         members: list[Definition] = ()) -> Excerpt:
+         members: Sequence[Definition] = ()) -> Excerpt:
     """Signature and docstring (for a class, also its constructor's signature); short declarations whole."""
     start, end = definition.start_line, min(definition.end_line, max(len(text), definition.start_line))
     if definition.kind in DECLARATION_KINDS or definition.kind not in CLASS_LIKE_KINDS | FUNCTION_KINDS:
@@ -203,7 +204,7 @@ def head(text: FileText, definition: Definition, language: str, comment: str,
 
 
 def body(text: FileText, definition: Definition, language: str, comment: str,
-         members: list[Definition] = ()) -> Excerpt:
+         members: Sequence[Definition] = ()) -> Excerpt:
     """More than the head: a function whole, a class with its fields and every method's signature."""
     start, end = definition.start_line, min(definition.end_line, max(len(text), definition.start_line))
     if definition.kind not in CLASS_LIKE_KINDS or not members:

@@ -23,13 +23,13 @@ from pathlib import Path
 
 from tree_sitter import Tree
 
+from rag_lsp.index.admission import DEFAULT_ADMISSION, Admission
 from rag_lsp.index.bm25_index import BM25Index
 from rag_lsp.index.cache import CachedFile, IndexCache, cache_path_for
 from rag_lsp.index.parse import blob_id, parse_file
 from rag_lsp.index.symbol_table import SymbolIndex
 from rag_lsp.index.terms import path_tokens, tokenize
 from rag_lsp.index.walk import WalkedFile, WalkStats, load, walk
-from rag_lsp.languages import language_for_path
 from rag_lsp.model import Chunk, Import, ParsedFile, Reference
 
 # Below this many files to parse, a process pool costs more than it saves.
@@ -76,25 +76,6 @@ class IndexStats:
     cache: str | None = None
     warnings: list[str] = field(default_factory=list)
 
-    def to_dict(self) -> dict:
-        return {
-            "root": self.root,
-            "files": self.files,
-            "chunks": self.chunks,
-            "definitions": self.definitions,
-            "languages": dict(sorted(self.languages.items())),
-            "skipped": dict(sorted(self.skipped.items())),
-            "skip_examples": {k: v for k, v in sorted(self.skip_examples.items())},
-            "parse_errors": self.parse_errors,
-            "parse_error_examples": self.parse_error_examples,
-            "parsed": self.parsed,
-            "reused": self.reused,
-            "removed": self.removed,
-            "elapsed_ms": round(self.elapsed_ms, 1),
-            "cache": self.cache,
-            "warnings": self.warnings,
-        }
-
 
 def chunk_terms(chunk: Chunk) -> list[str]:
     """The BM25 terms of a chunk: its text's tokens plus its path's."""
@@ -111,12 +92,10 @@ class Index:
     """All indexed knowledge about one workspace root."""
 
     def __init__(self, root: Path | str, *, cache_root: Path | None = None, use_cache: bool = True,
-                 extra_ignores: tuple[str, ...] = (), max_bytes: int = 1 << 20,
-                 disabled_languages: frozenset[str] = frozenset()) -> None:
+                 admission: Admission = DEFAULT_ADMISSION) -> None:
         self.root = Path(root).resolve()
-        self.disabled_languages = disabled_languages
-        self.extra_ignores = tuple(extra_ignores)
-        self.max_bytes = max_bytes
+        # What may be indexed: the walk, the disk events and the editor's buffers all ask it.
+        self.admission = admission
         self.chunks: dict[int, Chunk] = {}
         self.files: dict[str, FileEntry] = {}
         self.references: dict[str, list[Reference]] = {}
@@ -126,7 +105,6 @@ class Index:
         self.cache = IndexCache(cache_path_for(self.root, cache_root)) if use_cache else None
         self.stats = IndexStats(root=str(self.root), cache=str(self.cache.path) if self.cache else None)
         self._next_id = 0
-        self._language_skips = 0
         # Counts changes of indexed text (a file added, changed or removed), for ``version``.
         self._changes = 0
         self._instance = next(_INSTANCES)
@@ -156,8 +134,7 @@ class Index:
         walk_stats = WalkStats()
         stats = IndexStats(root=str(self.root), cache=self.stats.cache)
         cached = self.cache.load_all() if self.cache else {}
-        self._language_skips = 0
-        candidates = list(walk([self.root], walk_stats, extra_ignores=self.extra_ignores, max_bytes=self.max_bytes))
+        candidates = list(walk([self.root], walk_stats, self.admission))
         seen: set[str] = set()
         to_parse: list[_Work] = []
         done = 0
@@ -183,8 +160,6 @@ class Index:
             self.cache.delete_many(sorted((set(cached) - seen) | set(stale)))
         stats.removed = len(stale)
         stats.skipped = walk_stats.skipped
-        if self._language_skips:
-            stats.skipped["language_disabled"] = self._language_skips
         stats.skip_examples = walk_stats.examples
         stats.elapsed_ms = (time.perf_counter() - started) * 1000
         self.stats = self._count(stats)
@@ -195,17 +170,14 @@ class Index:
         """Handle one walked file: ("current" | "reused" | "skipped", None) or ("parse", work)."""
         if skip and skip(walked.path):
             return "current", None
-        if self.disabled_languages and language_for_path(walked.path) in self.disabled_languages:
-            self._language_skips += 1
-            return "skipped", None
         known = self.files.get(walked.path)
         if known and (known.size, known.mtime_ns) == (walked.size, walked.mtime_ns):
             return "current", None
         stamp = cached.get(walked.path)
         if stamp and stamp[1:] == (walked.size, walked.mtime_ns) and self._install_cached(walked.path, None):
             return "reused", None
-        loaded = load(walked, max_bytes=self.max_bytes, stats=walk_stats)
-        if loaded.skip:
+        loaded = load(walked, self.admission, walk_stats)
+        if loaded.text is None or loaded.data is None:
             return "skipped", None
         blob = blob_id(loaded.data)
         if stamp and stamp[0] == blob and self._install_cached(walked.path, blob, walked.size, walked.mtime_ns):
@@ -370,9 +342,9 @@ class Index:
         """The innermost chunk of a file that covers a 1-based line."""
         best = None
         for chunk_id, chunk in self.chunks_of(path):
-            if chunk.start_line <= line <= chunk.end_line:
-                if best is None or chunk.end_line - chunk.start_line < best[1].end_line - best[1].start_line:
-                    best = (chunk_id, chunk)
+            inside = chunk.start_line <= line <= chunk.end_line
+            if inside and (best is None or chunk.end_line - chunk.start_line < best[1].end_line - best[1].start_line):
+                best = (chunk_id, chunk)
         return best
 
     def close(self) -> None:

@@ -11,6 +11,7 @@ fallback that always works.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from rag_lsp import languages
@@ -25,6 +26,20 @@ _QUALIFIER = re.compile(r"::|\.|#")
 PATTERNS = "tree-sitter"
 
 
+@dataclass(frozen=True, slots=True)
+class ServerNote:
+    """What one language server did for one question: calls made and answered, answers reused from earlier
+    questions, its state, and the last reason it was skipped."""
+
+    server: str
+    languages: tuple[str, ...]
+    state: str = "idle"
+    calls: int = 0
+    answered: int = 0
+    remembered: int = 0
+    skipped: str | None = None
+
+
 class NeedsServer(Exception):
     """The question needs a language server (implementations) and none can answer; the message says why."""
 
@@ -34,42 +49,49 @@ class SymbolProvider(Protocol):
 
     def definitions(self, name: str) -> list[Definition]:
         """Definitions a name as written (``post``, ``Ledger.post``, ``pkg.mod.f``) refers to, best first."""
+        ...
 
     def definitions_in(self, path: str) -> list[Definition]:
         """Every definition of one file."""
+        ...
 
     def uses(self, name: str) -> dict[str, list[Reference]]:
         """Uses of a bare name, by file."""
+        ...
 
     def references(self, definition: Definition) -> dict[str, list[Reference]]:
         """Uses of one definition, by file (a type-aware server tells them apart from namesakes); import
         statements are not uses."""
+        ...
 
     def import_lines(self, path: str) -> frozenset[int]:
         """The lines of a file where an import statement starts."""
-
-    def bases_in(self, path: str) -> frozenset[tuple[int, str]]:
-        """(line, name) of each base class a file's class headers name, in languages whose patterns capture
-        them (``@reference.base``)."""
+        ...
 
     def implementations(self, definition: Definition) -> list[Definition]:
         """What implements an interface, class or method; raises NeedsServer when no server can tell."""
+        ...
 
     def document_symbols(self, path: str) -> list[Definition]:
         """A file's outline as the best source sees it (``definitions_in`` is the patterns' cheap one)."""
+        ...
 
     def hover(self, definition: Definition) -> tuple[str, str] | None:
         """Signature, type and documentation text for a definition and the source that gave it, when a source
         knows more than the definition's code."""
+        ...
 
     def source_of(self, definition: Definition) -> str:
         """Which source answered a definition: a server's name, or ``tree-sitter``."""
+        ...
 
     def reference_source(self, definition: Definition) -> str:
         """Which source answered the references of a definition."""
+        ...
 
-    def notes(self) -> list[dict]:
+    def notes(self) -> list[ServerNote]:
         """The language servers this provider asked or skipped, and why (empty for the patterns alone)."""
+        ...
 
 
 class IndexSymbolProvider:
@@ -100,6 +122,8 @@ class IndexSymbolProvider:
         return frozenset(found.line for found in self._index.imports.get(path, ()))
 
     def bases_in(self, path: str) -> frozenset[tuple[int, str]]:
+        """(line, name) of each base class a file's class headers name, in languages whose patterns capture
+        them (``@reference.base``)."""
         return frozenset((found.line, found.name) for found in self._index.references.get(path, ())
                          if found.kind == "base")
 
@@ -120,5 +144,5 @@ class IndexSymbolProvider:
     def reference_source(self, definition: Definition) -> str:
         return PATTERNS
 
-    def notes(self) -> list[dict]:
+    def notes(self) -> list[ServerNote]:
         return []

@@ -17,9 +17,9 @@ import weakref
 from collections import Counter, defaultdict
 from pathlib import PurePosixPath
 
+from rag_lsp.index.admission import is_secret_path
 from rag_lsp.index.root_index import Index
 from rag_lsp.index.terms import tokenize
-from rag_lsp.index.walk import is_secret_path
 from rag_lsp.model import Reference
 
 

@@ -22,21 +22,16 @@ a parent-death signal so a killed rag_lsp leaves no server behind.
 from __future__ import annotations
 
 import collections
-import ctypes
 import logging
 import os
 import re
-import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, cast
 from urllib.parse import unquote
 
 import rag_lsp
@@ -48,8 +43,9 @@ from rag_lsp.langservers.jsonrpc import (
     RequestTimeout,
     ResponseError,
 )
+from rag_lsp.langservers.process import STOP_GRACE, exit_status, kill_group, popen, spawner, telling
 from rag_lsp.langservers.results import Place, ServerCallError
-from rag_lsp.langservers.spec import ServerSpec
+from rag_lsp.langservers.spec import ServerSpec, ServerStatus
 
 __all__ = ["LanguageServerClient", "Place", "ServerCallError", "ServerUnavailable"]
 
@@ -69,12 +65,10 @@ WARM_UP_SECONDS = 60.0
 WARM_UP_PAUSE = 0.5
 # How long a crashed server's exit status is waited for before its process group is killed.
 EXIT_STATUS_WAIT = 0.2
-STOP_GRACE = 1.0
 # Files larger than this are not read from disk to convert result positions;
 # their characters stay in the server's encoding.
 MAX_CONVERT_BYTES = 4 * 1024 * 1024
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
-_PR_SET_PDEATHSIG = 1
 
 # Server capabilities that announce each request.
 _PROVIDERS = {
@@ -140,85 +134,6 @@ def _to_codepoints(line: str, units: int, encoding: str) -> int:
             counted += 2 if ord(char) > 0xFFFF else 1
     # Past the end of the line: keep the distance so a range end stays after its start.
     return len(line) + units - counted
-
-
-@cache
-def _death_signal_hook() -> Callable[[], None] | None:
-    """A ``preexec_fn`` asking Linux to SIGTERM the child when its parent dies; None elsewhere.
-
-    ``prctl`` is looked up here, in the parent, so the forked child only makes
-    the call and loads nothing.
-    """
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        prctl = ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return None
-
-    def hook() -> None:
-        prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
-
-    return hook
-
-
-@cache
-def _spawner() -> ThreadPoolExecutor:
-    """The one long-lived thread that forks every server.
-
-    Linux sends the parent-death signal when the *thread* that forked the child
-    ends, not the process. Starting servers from short-lived start threads
-    would kill them as soon as those threads finished, so all forks happen on
-    this thread, which lives as long as rag_lsp.
-    """
-    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="rag-lsp-spawn")
-
-
-def _popen(argv: list[str], cwd: Path) -> subprocess.Popen:
-    return subprocess.Popen(
-        argv,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=cwd,
-        start_new_session=True,
-        # Safe with threads here: the child makes one prctl call resolved before the fork.
-        preexec_fn=_death_signal_hook(),  # noqa: PLW1509
-    )
-
-
-def _kill_group(process: subprocess.Popen) -> None:
-    """SIGKILL the server's whole process group (it leads its own session) and reap the server."""
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        # The group is already empty.
-        pass
-    try:
-        process.wait(timeout=STOP_GRACE)
-    except subprocess.TimeoutExpired:
-        log.warning("server process %d did not exit after SIGKILL", process.pid)
-
-
-_TELLING = re.compile(r"error|panic|fatal|exception|not found|unknown|cannot|failed", re.IGNORECASE)
-
-
-def _telling(lines: list[str], keep: int = 5) -> list[str]:
-    """The stderr lines worth reporting: the first that names a failure, then the last few.
-
-    A crashing server often ends with a backtrace whose last lines say
-    nothing (``__libc_start_main``); the line that says what went wrong
-    (``error: Unknown binary 'rust-analyzer'``) comes earlier.
-    """
-    first = next((line for line in lines if _TELLING.search(line)), None)
-    last = lines[-(keep - 1):] if first is not None else lines[-keep:]
-    return ([first] if first is not None and first not in last else []) + last
-
-
-def _exit_status(returncode: int) -> str:
-    if returncode < 0:
-        return f"killed by signal {-returncode}"
-    return f"exit code {returncode}"
 
 
 class LanguageServerClient:
@@ -330,23 +245,16 @@ class LanguageServerClient:
             except subprocess.TimeoutExpired:
                 log.debug("%s did not exit after the exit notification", self.spec.name)
         if process is not None:
-            _kill_group(process)
+            kill_group(process)
         if conn is not None:
             conn.close("stopped")
 
-    def status(self) -> dict:
+    def status(self) -> ServerStatus:
         """What the status report shows for this server; ``pid`` only while a process runs."""
         with self._lock:
-            return {
-                "server": self.spec.name,
-                "command": self.spec.command,
-                "languages": list(self.spec.languages),
-                "state": self._state,
-                "version": self._version,
-                "pid": self._process.pid if self._process is not None else None,
-                "restarts": self._restarts,
-                "last_error": self._last_error,
-            }
+            return ServerStatus(self.spec.name, self.spec.command, tuple(self.spec.languages), self._state,
+                                self._version, self._process.pid if self._process is not None else None,
+                                self._restarts, self._last_error)
 
     def has_documents(self) -> bool:
         """Whether any document is open in the server (tsserver knows only the projects of open files)."""
@@ -554,7 +462,7 @@ class LanguageServerClient:
         """Launch, initialize, and become ready; on any failure record it as a crash (or "down")."""
         argv = [self.spec.command, *self.spec.args]
         try:
-            process = _spawner().submit(_popen, argv, self.root).result()
+            process = spawner().submit(popen, argv, self.root).result()
         except OSError as exc:
             self._cannot_execute(generation, f"cannot execute {self.spec.command}: {exc.strerror or exc}")
             return
@@ -562,10 +470,11 @@ class LanguageServerClient:
             # Arguments Popen rejects (a NUL byte), or an interpreter that is shutting down: retrying cannot help.
             self._cannot_execute(generation, f"cannot start {self.spec.command}: {exc}")
             return
+        # Popen with PIPE for all three always gives the three streams.
         conn = Connection(
-            process.stdout,
-            process.stdin,
-            process.stderr,
+            cast(BinaryIO, process.stdout),
+            cast(BinaryIO, process.stdin),
+            cast(BinaryIO, process.stderr),
             handle_request=self._answer_server,
             on_close=lambda reason: self._crashed(generation, reason),
             name=self.spec.name,
@@ -577,7 +486,7 @@ class LanguageServerClient:
                 self._process, self._conn = process, conn
         conn.start()
         if not current:
-            _kill_group(process)
+            kill_group(process)
             conn.close("stopped")
             return
         threading.Thread(target=self._watch_exit, args=(generation, process), daemon=True).start()
@@ -689,7 +598,7 @@ class LanguageServerClient:
     def _watch_exit(self, generation: int, process: subprocess.Popen) -> None:
         """Report an exit even when a grandchild keeps the server's stdout open (so no EOF arrives)."""
         returncode = process.wait()
-        self._crashed(generation, f"the server exited ({_exit_status(returncode)})")
+        self._crashed(generation, f"the server exited ({exit_status(returncode)})")
 
     def _count_answer(self, generation: int) -> None:
         with self._lock:
@@ -740,14 +649,14 @@ class LanguageServerClient:
                 exited = process.wait(timeout=EXIT_STATUS_WAIT)
             except subprocess.TimeoutExpired:
                 exited = None
-            _kill_group(process)
+            kill_group(process)
         tail: list[str] = []
         if conn is not None:
             conn.close(reason)
-            tail = _telling(conn.stderr_tail(50, wait=0.5))
+            tail = telling(conn.stderr_tail(50, wait=0.5))
         error = reason
         if exited is not None and "exited" not in reason:
-            error += f" ({_exit_status(exited)})"
+            error += f" ({exit_status(exited)})"
         if tail:
             error += "; stderr: " + " | ".join(tail)
         with self._lock:

@@ -43,10 +43,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from rag_lsp import languages
-from rag_lsp.index.symbol_provider import PATTERNS, NeedsServer, SymbolProvider
+from rag_lsp.index.symbol_provider import PATTERNS, IndexSymbolProvider, NeedsServer, ServerNote
 from rag_lsp.langservers.client import LanguageServerClient, Place, ServerCallError, ServerUnavailable
 from rag_lsp.langservers.pool import ServerPool
 from rag_lsp.langservers.spec import language_id
@@ -63,10 +63,16 @@ _QUALIFIER = re.compile(r"::|\.|#")
 _NOT_A_NAME_LINE = re.compile(r"^\s*(#|//|/\*|\*|--|@)")
 
 
+class _Answer(NamedTuple):
+    """A server's answer to one question (None when it gave none) and the client that gave it."""
+
+    client: LanguageServerClient
+    value: Any
+
+
 @dataclass(slots=True)
-class ServerNote:
-    """What one server did in one retrieval: calls made and answered, answers reused from earlier questions,
-    and the last reason it was skipped."""
+class _Tally:
+    """What one server did in one retrieval, counted as it happens (``ServerNote`` is its snapshot)."""
 
     server: str
     languages: tuple[str, ...]
@@ -76,10 +82,9 @@ class ServerNote:
     remembered: int = 0
     skipped: str | None = None
 
-    def to_dict(self) -> dict:
-        return {"server": self.server, "languages": list(self.languages), "state": self.state,
-                "calls": self.calls, "answered": self.answered, "remembered": self.remembered,
-                "skipped": self.skipped}
+    def snapshot(self) -> ServerNote:
+        return ServerNote(self.server, self.languages, self.state, self.calls, self.answered, self.remembered,
+                          self.skipped)
 
 
 class CompositeSymbolProvider:
@@ -93,7 +98,7 @@ class CompositeSymbolProvider:
     is answered; without it nothing is remembered across questions.
     """
 
-    def __init__(self, patterns: SymbolProvider, pool: ServerPool | None, text_of: Callable[[str], str | None], *,
+    def __init__(self, patterns: IndexSymbolProvider, pool: ServerPool | None, text_of: Callable[[str], str | None], *,
                  timeout: float = 1.5, max_calls: int = 4, budget: float | None = None,
                  deadline: float | None = None,
                  wait_for_start: float = 0.0, open_paths: Callable[[], list[str]] = list,
@@ -117,11 +122,11 @@ class CompositeSymbolProvider:
         self._synced_open: set[str] = set()
         self._version = version
         self.calls = 0
-        self._notes: dict[str, ServerNote] = {}
+        self._notes: dict[str, _Tally] = {}
         self._failed: set[str] = set()
         self._sources: dict[tuple[str, int, str], str] = {}
         self._reference_sources: dict[tuple[str, int, str], str] = {}
-        self._cache: dict[tuple, object] = {}
+        self._cache: dict[tuple, Any] = {}
         # Set by an answer cut short by the budget, so that it is not remembered for later questions.
         self._unfinished = False
 
@@ -172,7 +177,10 @@ class CompositeSymbolProvider:
             raise NeedsServer(f"{client.spec.name} does not answer implementations")
 
         language = languages.language_for_path(definition.path) or ""
-        client, places = self._asked(language, ("implementation", *_at(definition)), ask, required=True)
+        asked = self._asked(language, ("implementation", *_at(definition)), ask, required=True)
+        if asked is None:
+            raise NeedsServer(f"no language server serves {language or 'this file'}")
+        client, places = asked
         if places is None:
             note = self._notes[client.spec.name]
             raise NeedsServer(f"{client.spec.name} did not answer: {note.skipped}")
@@ -183,16 +191,17 @@ class CompositeSymbolProvider:
 
     def hover(self, definition: Definition) -> tuple[str, str] | None:
         """A server's hover text (signature, type, docs) for a definition; None without a ready server."""
-        client, text = self._asked(languages.language_for_path(definition.path) or "", ("hover", *_at(definition)),
-                                   lambda client: self._at_name(client, definition, client.hover))
-        return (text, client.spec.name) if text else None
+        asked = self._asked(languages.language_for_path(definition.path) or "", ("hover", *_at(definition)),
+                            lambda client: self._at_name(client, definition, client.hover))
+        return (asked.value, asked.client.spec.name) if asked is not None and asked.value else None
 
     def document_symbols(self, path: str) -> list[Definition]:
         """A file's definitions: a ready server's outline, else the patterns'."""
-        client, places = self._asked(
+        asked = self._asked(
             languages.language_for_path(path) or "", ("outline", path),
             lambda client: self._call(client, client.document_symbols, path) if self._sync(client, path) else None)
-        if places:
+        if asked is not None and asked.value:
+            client, places = asked
             found = [self._definition_at(place, place.name) for place in places if place.name]
             for item in found:
                 self._sources[(item.path, item.start_line, item.name)] = client.spec.name
@@ -205,8 +214,10 @@ class CompositeSymbolProvider:
         def ask(client: LanguageServerClient) -> list[Place] | None:
             return self._call(client, client.definition, path, line, character) if self._sync(client, path) else None
 
-        client, places = self._asked(languages.language_for_path(path) or "", ("definition", path, line, character),
-                                     ask)
+        asked = self._asked(languages.language_for_path(path) or "", ("definition", path, line, character), ask)
+        if asked is None:
+            return None
+        client, places = asked
         for place in places or ():
             indexed = self._patterns.definitions_in(place.path)
             found = definition_at(indexed, place)
@@ -223,35 +234,36 @@ class CompositeSymbolProvider:
         """Which source answered the references of a definition."""
         return self._reference_sources.get((definition.path, definition.start_line, definition.name), PATTERNS)
 
-    def notes(self) -> list[dict]:
+    def notes(self) -> list[ServerNote]:
         """For the answer: each server this retrieval wanted, what it did, and why it was skipped."""
-        return [self._notes[name].to_dict() for name in sorted(self._notes)]
+        return [self._notes[name].snapshot() for name in sorted(self._notes)]
 
     # Asking a server.
 
     def _asked(self, language: str, key: tuple, ask: Callable[[LanguageServerClient], Any],
-               required: bool = False) -> tuple[LanguageServerClient | None, Any]:
+               required: bool = False) -> _Answer | None:
         """The serving client and its answer for ``key``: remembered from an earlier question on the same
-        indexed text, or asked now through ``ask`` when the client may be asked (else None for the answer).
+        indexed text, or asked now through ``ask`` when the client may be asked (else None).
 
         Only non-empty answers are remembered: an empty one may be a loading server's.
         """
-        planned = self._pool.client_for(language) if self._pool is not None else None
-        if planned is not None and not isinstance(planned, str) and self._version is not None:
-            remembered = self._pool.answers.recall(self._version, (planned.spec.name, *key))
+        pool = self._pool
+        planned = pool.client_for(language) if pool is not None else None
+        if pool is not None and planned is not None and not isinstance(planned, str) and self._version is not None:
+            remembered = pool.answers.recall(self._version, (planned.spec.name, *key))
             if remembered is not None:
-                note = self._notes.setdefault(planned.spec.name, ServerNote(planned.spec.name, planned.spec.languages))
+                note = self._notes.setdefault(planned.spec.name, _Tally(planned.spec.name, planned.spec.languages))
                 note.state = planned.state
                 note.remembered += 1
-                return planned, remembered
+                return _Answer(planned, remembered)
         client = self._client(language, required)
         if client is None:
-            return None, None
+            return None
         self._unfinished = False
         answer = ask(client)
-        if answer and self._version is not None and not self._unfinished:
-            self._pool.answers.remember(self._version, (client.spec.name, *key), answer)
-        return client, answer
+        if answer and pool is not None and self._version is not None and not self._unfinished:
+            pool.answers.remember(self._version, (client.spec.name, *key), answer)
+        return _Answer(client, answer)
 
     def _client(self, language: str, required: bool = False) -> LanguageServerClient | None:
         """The ready client for a language, or None with the reason noted (NeedsServer raised when required)."""
@@ -261,12 +273,12 @@ class CompositeSymbolProvider:
             # none at all (Markdown) is not.
             server = getattr(client, "server", "")
             if server:
-                self._notes.setdefault(server, ServerNote(server, (language,), getattr(client, "state", "missing"),
+                self._notes.setdefault(server, _Tally(server, (language,), getattr(client, "state", "missing"),
                                                           skipped=str(client)))
             if required:
                 raise NeedsServer(client)
             return None
-        note = self._notes.setdefault(client.spec.name, ServerNote(client.spec.name, client.spec.languages))
+        note = self._notes.setdefault(client.spec.name, _Tally(client.spec.name, client.spec.languages))
         note.state = client.state
         if client.spec.name in self._failed:
             # The first failure of the question is what the answer reports, not the state it led to.
@@ -295,7 +307,7 @@ class CompositeSymbolProvider:
         return self._refused(note, required)
 
     @staticmethod
-    def _refused(note: ServerNote, required: bool) -> None:
+    def _refused(note: _Tally, required: bool) -> None:
         if required:
             raise NeedsServer(f"{note.server}: {note.skipped}")
 
@@ -369,9 +381,10 @@ class CompositeSymbolProvider:
 
         if (language, bare) not in self._cache:
             self._cache[(language, bare)] = self._asked(language, ("symbols", bare), ask)
-        client, places = self._cache[(language, bare)]
-        if not places:
+        asked = self._cache[(language, bare)]
+        if asked is None or not asked.value:
             return None
+        client, places = asked
         served = set(client.spec.languages)
         confirmed = [self._definition_at(place, bare) for place in places
                      if _symbol_name(place.name) == bare and languages.language_for_path(place.path) in served]
@@ -422,13 +435,13 @@ class CompositeSymbolProvider:
                      if d.qualname == definition.container and d.kind in CLASS_LIKE_KINDS), None)
 
     def _server_references(self, definition: Definition) -> dict[str, list[Reference]] | None:
-        client, places = self._asked(languages.language_for_path(definition.path) or "",
-                                     ("references", *_at(definition)),
-                                     lambda client: self._at_name(client, definition, client.references))
-        if not places:
+        asked = self._asked(languages.language_for_path(definition.path) or "", ("references", *_at(definition)),
+                            lambda client: self._at_name(client, definition, client.references))
+        if asked is None or not asked.value:
             # Servers answer [] while they load (pyright until it has its configuration), and such an answer
             # looks final: an empty one is not trusted over the patterns, as for definitions.
             return None
+        client, places = asked
         self._reference_sources[(definition.path, definition.start_line, definition.name)] = client.spec.name
         found: dict[str, list[Reference]] = {}
         imports: dict[str, frozenset[int]] = {}
@@ -499,7 +512,7 @@ def _symbol_name(name: str | None) -> str | None:
 
 def _state_reason(client: LanguageServerClient) -> str:
     state = client.state
-    last = client.status().get("last_error")
+    last = client.status().last_error
     if state in ("idle", "starting"):
         return "starting"
     if state == "down":

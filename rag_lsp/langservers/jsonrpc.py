@@ -302,8 +302,11 @@ class Connection:
         self._send({"jsonrpc": "2.0", "id": request_id, **reply})
 
     def _drain_stderr(self) -> None:
-        with _closing(self._stderr):
-            for raw in iter(self._stderr.readline, b""):
+        stderr = self._stderr
+        if stderr is None:
+            return
+        with _closing(stderr):
+            for raw in iter(stderr.readline, b""):
                 line = raw.decode("utf-8", "replace").rstrip()
                 if line:
                     log.debug("%s stderr: %s", self._name, line)

@@ -20,12 +20,13 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from rag_lsp import languages
 from rag_lsp.langservers.client import LanguageServerClient, ServerCallError, ServerUnavailable
-from rag_lsp.langservers.spec import ServerSpec, Unserved, language_id, plan_servers
+from rag_lsp.langservers.spec import ServerSpec, ServerStatus, Unserved, language_id, plan_servers
 
 log = logging.getLogger("rag_lsp.langservers")
 
@@ -144,7 +145,7 @@ class ServerPool:
         with self._lock:
             return list(self._clients)
 
-    def status(self) -> list[dict]:
+    def status(self) -> list[ServerStatus]:
         """One entry per planned server, ordered by its first language's name.
 
         Created clients report ``client.status()``; a planned server not yet
@@ -153,7 +154,7 @@ class ServerPool:
         """
         with self._lock:
             plan, clients = dict(self._plan), list(self._clients)
-        entries: list[dict] = []
+        entries: list[ServerStatus] = []
         seen: list[ServerSpec] = []
         for language, entry in plan.items():
             if isinstance(entry, ServerSpec):
@@ -161,17 +162,19 @@ class ServerPool:
                     continue
                 seen.append(entry)
                 client = next((c for c in clients if c.spec == entry), None)
-                entries.append(client.status() if client else _status(entry.name, entry.command, entry.languages))
+                entries.append(client.status() if client else ServerStatus(entry.name, entry.command,
+                                                                            tuple(entry.languages)))
             else:
                 server, state = (entry.server, entry.state) if isinstance(entry, Unserved) else ("", "missing")
                 # A missing server of several languages (typescript-language-server) is one entry, as it
                 # would be one process.
-                same = next((e for e in entries if server and e["server"] == server and e["state"] == state), None)
+                same = next((i for i, e in enumerate(entries) if server and e.server == server and e.state == state),
+                            None)
                 if same is not None:
-                    same["languages"].append(language)
+                    entries[same] = replace(entries[same], languages=(*entries[same].languages, language))
                 else:
-                    entries.append(_status(server, None, (language,), state=state, last_error=str(entry)))
-        return sorted(entries, key=lambda e: e["languages"][0])
+                    entries.append(ServerStatus(server, None, (language,), state=state, last_error=str(entry)))
+        return sorted(entries, key=lambda e: e.languages[0])
 
     def reconfigure(self, overrides: dict[str, dict]) -> None:
         """Re-plan with new overrides; stop the clients whose spec changed or is no longer planned."""
@@ -191,18 +194,6 @@ class ServerPool:
             clients = list(self._clients)
         _stop_all(clients)
 
-
-def _status(server: str, command: str | None, languages: tuple[str, ...], *, state: str = "idle", last_error=None):
-    return {
-        "server": server,
-        "command": command,
-        "languages": list(languages),
-        "state": state,
-        "version": None,
-        "pid": None,
-        "restarts": 0,
-        "last_error": last_error,
-    }
 
 
 def _stop_all(clients: list[LanguageServerClient]) -> None:

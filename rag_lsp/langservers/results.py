@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 from urllib.parse import urlsplit
 from urllib.request import url2pathname
 
@@ -120,7 +120,7 @@ class _Result:
                 "container": container or None}  # fmt: skip
 
 
-def _natural(value: Any) -> bool:
+def _natural(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 

@@ -22,6 +22,21 @@ from rag_lsp import languages
 
 
 @dataclass(frozen=True, slots=True)
+class ServerStatus:
+    """What the status report shows for one planned server: its command, state, version, process and
+    restarts, and the last error (for a language no server serves: ``missing`` or ``disabled`` and why)."""
+
+    server: str
+    command: str | None
+    languages: tuple[str, ...]
+    state: str = "idle"
+    version: str | None = None
+    pid: int | None = None
+    restarts: int = 0
+    last_error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class ServerSpec:
     """One language server process: what to execute and which languages it serves."""
 
@@ -186,12 +201,13 @@ def plan_servers(overrides: dict[str, dict]) -> dict[str, ServerSpec | str]:
     for language in _language_order(set(_defaults()[1]) | set(overrides)):
         planned[language] = _plan_language(language, overrides.get(language) or {})
     groups: dict[tuple, list[str]] = {}
+    specs: dict[tuple, ServerSpec] = {}
     for language, entry in planned.items():
         if isinstance(entry, ServerSpec):
             groups.setdefault(_share_key(entry), []).append(language)
-    for members in groups.values():
-        first = planned[members[0]]
-        shared = replace(first, languages=tuple(members))
+            specs.setdefault(_share_key(entry), entry)
+    for key, members in groups.items():
+        shared = replace(specs[key], languages=tuple(members))
         for language in members:
             planned[language] = shared
     return dict(planned)

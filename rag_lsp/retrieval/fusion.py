@@ -21,13 +21,13 @@ import math
 import time
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from rag_lsp.index.root_index import Index
 from rag_lsp.index.symbol_provider import SymbolProvider
 from rag_lsp.path_kinds import is_example_path, is_prose_path, is_test_path
 from rag_lsp.retrieval.query import Query
-from rag_lsp.retrieval.rank import Cancelled, Candidate
+from rag_lsp.retrieval.rank import Cancelled, Candidate, Ranking, RankReport
 from rag_lsp.retrieval.strategies import REGISTRY, Budget, Finding, Skipped, Strategy, StrategyContext
 from rag_lsp.retrieval.strategies.base import Message
 
@@ -41,17 +41,6 @@ CHUNKS_PER_FILE = 3
 TEST_FACTOR = 0.6
 EXAMPLE_FACTOR = 0.7
 PROSE_FACTOR = 0.5
-
-
-@dataclass(frozen=True, slots=True)
-class FusionReport:
-    """What ran, what did not and why, and whether a budget cut the work short."""
-
-    strategies_run: tuple[str, ...] = ()
-    strategies_skipped: dict[str, str] = field(default_factory=dict)
-    truncated: bool = False
-    # The language servers the symbol provider asked or skipped (``SymbolProvider.notes``).
-    language_servers: tuple[dict, ...] = ()
 
 
 @dataclass(slots=True)
@@ -77,11 +66,10 @@ class FusionRanker:
         self.clock = clock
         # Checked before each strategy: a withdrawn question stops at the next step.
         self.cancelled = cancelled
-        self.last_report = FusionReport()
 
-    def rank(self, index: Index, query: Query, limit: int) -> list[Candidate]:
+    def rank(self, index: Index, query: Query, limit: int) -> Ranking:
         with index.lock:
-            ctx = StrategyContext(index, query, budget=self.budget, symbols=self.provider, clock=self.clock)
+            ctx = StrategyContext(index, query, budget=self.budget, provider=self.provider, clock=self.clock)
             run, skipped = self._run_strategies(ctx)
             about_tests = ctx.message.about_tests or "test_to_impl" in run
             about_config = ctx.message.about_config or "docs_config" in run
@@ -93,8 +81,8 @@ class FusionRanker:
                                                             fallback.get(ranked.path))]
             candidates.sort(key=lambda c: (-c.score, index.chunks[c.chunk_id].path,
                                            index.chunks[c.chunk_id].start_line))
-        self.last_report = FusionReport(tuple(run), skipped, ctx.truncated, tuple(ctx.symbols.notes()))
-        return candidates[:limit]
+        report = RankReport(tuple(run), tuple(skipped.items()), ctx.truncated, tuple(ctx.symbols.notes()))
+        return Ranking(tuple(candidates[:limit]), report)
 
     def _run_strategies(self, ctx: StrategyContext) -> tuple[list[str], dict[str, str]]:
         run: list[str] = []
@@ -110,7 +98,7 @@ class FusionRanker:
             except Skipped as reason:
                 skipped[name] = str(reason)
                 continue
-            except Exception as exc:  # noqa: BLE001 - one faulty strategy must not cost the whole answer.
+            except Exception as exc:
                 log.warning("strategy %s failed", name, exc_info=True)
                 skipped[name] = f"failed: {exc!r}"
                 continue

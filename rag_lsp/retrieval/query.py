@@ -20,6 +20,8 @@ _IDENTIFIER = re.compile(r"\b[A-Za-z_]\w*\b")
 _SNAKE = re.compile(r"^_*[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+_*$")
 _CAMEL = re.compile(r"^_*[A-Za-z][a-z0-9]*[A-Z]\w*$")
 _NAME_IN_CODE = re.compile(r"[A-Za-z_][\w.:#]*")
+# A name that could be a word of prose (`fix`, `Dataset`): weighed by how rare the word is in the code.
+PLAIN_WORD = re.compile(r"^[A-Za-z][a-z]+$")
 # File names such as ``config.py`` look qualified but are paths.
 _FILE_SUFFIX = re.compile(
     r"\.(py|pyi|js|jsx|ts|tsx|mjs|cjs|go|rs|java|kt|c|h|cc|cpp|hpp|rb|cs|php|md|rst|txt|json|ya?ml|toml|cfg|ini|html|css|sh|lock)$"

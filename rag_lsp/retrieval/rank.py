@@ -1,7 +1,8 @@
 """Ranking: turn a query into scored chunks, each with the reasons it was chosen.
 
 A ranker is a replaceable stage (``Ranker``): the context builder asks it for
-candidates and does not care how they were found. ``LexicalRanker`` is BM25
+candidates and does not care how they were found. It returns them with a
+report of what it did (``Ranking``), so nothing travels beside the answer. ``LexicalRanker`` is BM25
 over chunks plus a boost for chunks that define a name the query mentions.
 
 Scores are on a common scale: the best BM25 hit scores 1.0 and the others
@@ -15,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from rag_lsp.index.root_index import Index
+from rag_lsp.index.symbol_provider import ServerNote
 from rag_lsp.index.terms import path_tokens, tokenize
 from rag_lsp.model import Definition
 from rag_lsp.retrieval.query import Query
@@ -45,23 +47,42 @@ class Candidate:
     sources: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True, slots=True)
+class RankReport:
+    """What a ranker did: the strategies that ran, those skipped with the reason, whether a budget cut the
+    work short, and what the language servers did (empty for rankers without strategies)."""
+
+    strategies_run: tuple[str, ...] = ()
+    strategies_skipped: tuple[tuple[str, str], ...] = ()
+    truncated: bool = False
+    language_servers: tuple[ServerNote, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Ranking:
+    """A ranker's answer: the candidates, best first, and its report."""
+
+    candidates: tuple[Candidate, ...]
+    report: RankReport = RankReport()
+
+
 class Ranker(Protocol):
     """Anything that scores chunks of an index for a query."""
 
-    def rank(self, index: Index, query: Query, limit: int) -> list[Candidate]: ...
+    def rank(self, index: Index, query: Query, limit: int) -> Ranking: ...
 
 
 class LexicalRanker:
     """BM25 over chunks, plus a boost for definitions of names in the query."""
 
-    def rank(self, index: Index, query: Query, limit: int) -> list[Candidate]:
+    def rank(self, index: Index, query: Query, limit: int) -> Ranking:
         candidates: dict[int, Candidate] = {}
         self._bm25(index, query, candidates)
         self._symbols(index, query, candidates)
         ranked = sorted(candidates.values(), key=lambda c: (-c.score, _order(index, c.chunk_id)))[:limit]
         for candidate in ranked:
             self._explain(index, query, candidate)
-        return ranked
+        return Ranking(tuple(ranked))
 
     def _bm25(self, index: Index, query: Query, candidates: dict[int, Candidate]) -> None:
         hits = index.bm25.top_k(list(query.terms), BM25_POOL) if query.terms else []

@@ -1,26 +1,29 @@
 """Answer a question with a ranked, token-budgeted list of places.
 
-This is the one entry point the command line and the language server share:
-``build_context`` takes an index and a question and returns the JSON-ready
-result documented in ``docs/protocol.md``. Fields may be added to that result;
-none may be renamed or removed.
+The command line, the language server and the benchmarks share this path:
+each root's index is ranked (``rank_root``, under the index's lock, so the
+chunks it returns are a consistent snapshot), the rankings of every root are
+merged by score, and the merged list is packed into the budget once
+(``assemble``). ``retrieve`` does both for a single index.
 """
 
 from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rag_lsp.index.root_index import Index
 from rag_lsp.index.symbol_provider import SymbolProvider
+from rag_lsp.model import Chunk
+from rag_lsp.retrieval.answer import ContextAnswer, ContextItem, ContextRequest, IndexSummary, Progress
 from rag_lsp.retrieval.fusion import FusionRanker
-from rag_lsp.retrieval.query import parse_query
-from rag_lsp.retrieval.rank import Candidate, Ranker
-from rag_lsp.retrieval.token_count import estimate_tokens, truncate_to_tokens
+from rag_lsp.retrieval.packing import PackRules, pack
+from rag_lsp.retrieval.query import Query, parse_query
+from rag_lsp.retrieval.rank import Candidate, Ranker, Ranking
+from rag_lsp.retrieval.token_count import estimate_tokens
 
-DEFAULT_TOP_K = 10
-DEFAULT_BUDGET_TOKENS = 4000
 # Candidates ranked beyond top-k, so budget skips can be back-filled.
 CANDIDATE_SLACK = 3
 # A first item is cut down rather than dropped if at least this much fits.
@@ -28,97 +31,120 @@ MIN_USEFUL_TOKENS = 32
 
 
 @dataclass(frozen=True, slots=True)
-class ContextRequest:
-    """What a caller asks for; the defaults are the documented ones."""
+class Placed:
+    """A ranked candidate with the chunk it names, read while the index was locked."""
 
-    query: str
-    top_k: int = DEFAULT_TOP_K
-    budget_tokens: int = DEFAULT_BUDGET_TOKENS
-    # Untrusted text pasted along with the question: terminal output, a failing test's log.
-    evidence: tuple[str, ...] = ()
+    candidate: Candidate
+    chunk: Chunk
+    root: str
 
 
-def build_context(index: Index, request: ContextRequest, ranker: Ranker | None = None,
-                  cancel: threading.Event | None = None, provider: SymbolProvider | None = None) -> dict:
-    """Rank the index's chunks for the request and pack the best into the token budget.
+@dataclass(frozen=True, slots=True)
+class RootRanking:
+    """One root's part of an answer: its index, its ranked places and the ranker's report."""
+
+    summary: IndexSummary
+    placed: tuple[Placed, ...]
+    ranking: Ranking
+    warnings: tuple[str, ...]
+
+
+def question_of(request: ContextRequest) -> Query:
+    """The question as the rankers read it: the query and the pasted evidence together."""
+    return parse_query("\n".join((request.query, *request.evidence)))
+
+
+def rank_root(index: Index, query: Query, request: ContextRequest, *, ranker: Ranker | None = None,
+              cancel: threading.Event | None = None, provider: SymbolProvider | None = None) -> RootRanking:
+    """Rank one root's chunks for the question.
 
     Raises ``Cancelled`` when ``cancel`` is set while the default ranker works.
     ``provider`` answers symbol questions for the default ranker (the
     tree-sitter index when None; language servers composed with it in the
-    server, see ``core/langservers/composite.py``).
+    workspace, see ``langservers/composite.py``).
     """
+    with index.lock:
+        warnings = []
+        if query.empty:
+            warnings.append("the query has no searchable words or names")
+        if not index.chunks:
+            warnings.append("the index is empty: no indexable files under the root")
+        ranker = ranker or FusionRanker(cancelled=cancel.is_set if cancel is not None else None, provider=provider)
+        ranking = ranker.rank(index, query, request.top_k * CANDIDATE_SLACK) if not query.empty else Ranking(())
+        root = str(index.root)
+        placed = tuple(Placed(c, index.chunks[c.chunk_id], root) for c in ranking.candidates)
+        summary = IndexSummary(root, len(index.files), len(index.chunks))
+    return RootRanking(summary, placed, ranking, tuple(warnings))
+
+
+def assemble(query: Query, request: ContextRequest, roots: Sequence[RootRanking], started: float,
+             indexing: Progress | None = None, warnings: Sequence[str] = ()) -> ContextAnswer:
+    """One answer from the rankings of the roots asked (in that order): places by score, ties by root order,
+    path and line, packed into the budget once."""
+    order = {id(root): position for position, root in enumerate(roots)}
+    merged = sorted(((placed, order[id(root)]) for root in roots for placed in root.placed),
+                    key=lambda pair: (-pair[0].candidate.score, pair[1], pair[0].chunk.path, pair[0].chunk.start_line))
+    packing = pack((placed for placed, _ in merged), request.budget_tokens, request.top_k, _CONTEXT_RULES)
+    items = tuple(_item(packed.item, packed.shown, packed.cost) for packed in packing.packed)
+    reports = [root.ranking.report for root in roots]
+    # A strategy ran if it ran for any root; it was skipped only if it ran for none.
+    ran = tuple(dict.fromkeys(name for report in reports for name in report.strategies_run))
+    skipped: dict[str, str] = {}
+    for report in reports:
+        for name, reason in report.strategies_skipped:
+            if name not in ran:
+                skipped.setdefault(name, reason)
+    found = [w for root in roots for w in root.warnings] + list(warnings)
+    return ContextAnswer(
+        items=items,
+        elapsed_ms=round((time.perf_counter() - started) * 1000, 2),
+        truncated=bool(packing.over_budget or packing.cut) or any(report.truncated for report in reports),
+        index=tuple(root.summary for root in roots),
+        terms=query.terms,
+        names=query.names,
+        budget_tokens=request.budget_tokens,
+        strategies_run=ran,
+        strategies_skipped=tuple(skipped.items()),
+        language_servers=tuple(note for report in reports for note in report.language_servers),
+        warnings=tuple(found) if len(roots) <= 1 else tuple(sorted(set(found))),
+        indexing=indexing,
+    )
+
+
+def retrieve(index: Index, request: ContextRequest, *, ranker: Ranker | None = None,
+             cancel: threading.Event | None = None, provider: SymbolProvider | None = None) -> ContextAnswer:
+    """The answer from a single index (what tests and benchmarks ask; the workspace asks every root)."""
     started = time.perf_counter()
-    query = parse_query("\n".join((request.query, *request.evidence)))
-    warnings: list[str] = []
-    if query.empty:
-        warnings.append("the query has no searchable words or names")
-    if not index.chunks:
-        warnings.append("the index is empty: no indexable files under the root")
-    ranker = ranker or FusionRanker(cancelled=cancel.is_set if cancel is not None else None, provider=provider)
-    candidates = ranker.rank(index, query, request.top_k * CANDIDATE_SLACK) if not query.empty else []
-    items, truncated = _pack(index, candidates, request)
-    # Rankers that run evidence strategies report them (FusionRanker.last_report); others report none.
-    report = getattr(ranker, "last_report", None) if not query.empty else None
-    result = {
-        "items": items,
-        "elapsed_ms": round((time.perf_counter() - started) * 1000, 2),
-        "truncated": truncated or bool(report and report.truncated),
-        "index": {
-            "root": str(index.root),
-            "files": len(index.files),
-            "chunks": len(index.chunks),
-        },
-        "query": {"terms": list(query.terms), "names": list(query.names)},
-        "tokens": sum(item["tokens"] for item in items),
-        "budget_tokens": request.budget_tokens,
-        "token_count": "estimate",
-        "strategies_run": list(report.strategies_run) if report else [],
-        "strategies_skipped": [{"strategy": name, "reason": reason}
-                               for name, reason in (report.strategies_skipped.items() if report else ())],
-        "language_servers": list(report.language_servers) if report else [],
-    }
-    if warnings:
-        result["warnings"] = warnings
-    return result
+    query = question_of(request)
+    ranked = rank_root(index, query, request, ranker=ranker, cancel=cancel, provider=provider)
+    return assemble(query, request, [ranked], started)
 
 
-def _pack(index: Index, candidates: list[Candidate], request: ContextRequest) -> tuple[list[dict], bool]:
-    """Greedy packing: take candidates in rank order while they fit the budget.
+def _item(placed: Placed, content: str, tokens: int) -> ContextItem:
+    chunk, candidate = placed.chunk, placed.candidate
+    return ContextItem(
+        root=placed.root,
+        path=chunk.path,
+        start_line=chunk.start_line,
+        end_line=min(chunk.end_line, chunk.start_line + content.count("\n")),
+        symbol=chunk.symbol,
+        qualname=chunk.qualname,
+        kind=chunk.kind,
+        language=chunk.language,
+        score=round(candidate.score, 6),
+        why=tuple(candidate.why),
+        strategies=tuple(candidate.strategies),
+        sources=tuple(candidate.sources),
+        content=content,
+        tokens=tokens,
+    )
 
-    ``truncated`` is true when a ranked candidate was left out or cut short
-    for lack of budget, so a caller knows a larger budget would show more.
-    """
-    items: list[dict] = []
-    remaining = request.budget_tokens
-    truncated = False
-    for candidate in candidates:
-        if len(items) >= request.top_k:
-            break
-        chunk = index.chunks[candidate.chunk_id]
-        content = chunk.content
-        tokens = estimate_tokens(content)
-        if tokens > remaining:
-            truncated = True
-            if items or remaining < MIN_USEFUL_TOKENS:
-                continue
-            content = truncate_to_tokens(content, remaining)
-            tokens = estimate_tokens(content)
-            if not content:
-                continue
-        remaining -= tokens
-        items.append({
-            "path": chunk.path,
-            "start_line": chunk.start_line,
-            "end_line": min(chunk.end_line, chunk.start_line + content.count("\n")),
-            "symbol": chunk.symbol,
-            "qualname": chunk.qualname,
-            "kind": chunk.kind,
-            "language": chunk.language,
-            "score": round(candidate.score, 6),
-            "why": list(candidate.why),
-            "strategies": list(candidate.strategies),
-            "sources": list(candidate.sources),
-            "content": content,
-            "tokens": tokens,
-        })
-    return items, truncated
+
+# A place is shown as its chunk's text; a cut keeps whole lines from its start.
+_CONTEXT_RULES: PackRules[Placed, str] = PackRules(
+    show=lambda placed: placed.chunk.content,
+    text=lambda content: content,
+    cut=lambda _, shorter: shorter,
+    cost=lambda _, content: estimate_tokens(content),
+    min_cut_tokens=MIN_USEFUL_TOKENS,
+)

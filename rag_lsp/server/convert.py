@@ -51,7 +51,8 @@ def path_to_uri(path: Path) -> str:
 
 
 def encoding_name(kind: object) -> str:
-    return _ENCODINGS.get(kind, "utf-16")
+    """The core's name of a negotiated position encoding; UTF-16, LSP's default, for anything else."""
+    return next((name for known, name in _ENCODINGS.items() if kind == known), "utf-16")
 
 
 def text_edits(changes) -> list[TextEdit | str]:

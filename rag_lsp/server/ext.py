@@ -1,4 +1,4 @@
-"""rag_lsp's own protocol extensions, in one place: custom methods, commands, and lens titles.
+"""rag_lsp's own protocol extensions, in one place: custom methods and commands.
 
 docs/protocol.md documents each of these; tests/integration/test_protocol_doc.py
 fails when this module and the document disagree.
@@ -15,8 +15,3 @@ COMMAND_CONTEXT_FOR_SYMBOL = "ragLsp.server.contextForSymbol"
 
 CUSTOM_REQUESTS = (CONTEXT, STATUS, COMPLETION_CONTEXT, LOOKUP)
 COMMANDS = (COMMAND_CONTEXT_FOR_SYMBOL,)
-
-# Definition kinds that get a code lens.
-LENS_KINDS = frozenset(
-    {"function", "method", "class", "struct", "interface", "trait", "enum", "impl", "type", "constructor", "macro"}
-)

@@ -10,15 +10,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeGuard
 
 from pygls.exceptions import JsonRpcInvalidParams
 
-from rag_lsp.retrieval.retrieve import ContextRequest
+from rag_lsp.completion.engine import DEFAULT_TIME_BUDGET_MS, MAX_SNIPPETS, CompletionRequest
+from rag_lsp.completion.snippets import DEFAULT_BUDGET_TOKENS as COMPLETION_BUDGET_TOKENS
+from rag_lsp.retrieval.answer import ContextRequest
+from rag_lsp.server import ext
 from rag_lsp.server.convert import uri_to_path
 from rag_lsp.workspace.settings import Settings
 
 VERBOSITIES = ("full", "locations")
 MAX_QUERY_CHARS = 200_000
+MAX_BUDGET_TOKENS = 200_000
+MAX_TOP_K = 100
+MAX_TIME_BUDGET_MS = 10_000
 
 
 def field(params: object, name: str, default: object = None) -> object:
@@ -31,7 +38,10 @@ def field(params: object, name: str, default: object = None) -> object:
 
 
 def _integer(params: object, name: str, default: int, upper: int) -> int:
-    value = field(params, name, default)
+    """A positive integer field up to ``upper``; absent or null means ``default``."""
+    value = field(params, name)
+    if value is None:
+        return default
     if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= upper:
         raise JsonRpcInvalidParams(f"'{name}' must be an integer from 1 to {upper}, got {value!r}")
     return value
@@ -62,9 +72,13 @@ def text_document_position(params: object) -> Position | None:
     if position is None:
         return Position(path, 0, 0)
     line, character = field(position, "line"), field(position, "character")
-    if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in (line, character)):
+    if not (_natural(line) and _natural(character)):
         raise JsonRpcInvalidParams(f"'position' needs non-negative integers 'line' and 'character', got {position!r}")
     return Position(path, line, character)
+
+
+def _natural(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def context_params(params: object, settings: Settings) -> ContextParams:
@@ -87,8 +101,8 @@ def context_params(params: object, settings: Settings) -> ContextParams:
         raise JsonRpcInvalidParams("give a 'query', 'evidence', or a 'textDocument' and 'position'")
     request = ContextRequest(
         query=query,
-        top_k=_integer(params, "topK", settings.top_k, 100),
-        budget_tokens=_integer(params, "budgetTokens", settings.budget_tokens, 200_000),
+        top_k=_integer(params, "topK", settings.top_k, MAX_TOP_K),
+        budget_tokens=_integer(params, "budgetTokens", settings.budget_tokens, MAX_BUDGET_TOKENS),
         evidence=tuple(evidence),
     )
     return ContextParams(request, focus, verbosity)
@@ -114,4 +128,22 @@ def lookup_params(params: object, kinds: tuple[str, ...]) -> LookupParams:
             raise JsonRpcInvalidParams("'documentSymbols' needs 'textDocument'")
     elif not isinstance(symbol, str) or not symbol.strip() or len(symbol) > 500:
         raise JsonRpcInvalidParams(f"'symbol' must be a non-empty name of at most 500 characters, got {symbol!r}")
-    return LookupParams(symbol.strip() if isinstance(symbol, str) else "", what, path)
+    return LookupParams(symbol.strip() if isinstance(symbol, str) else "", str(what), path)
+
+
+def completion_params(params: object, encoding: str) -> CompletionRequest:
+    """Validated ``ragLsp/completionContext`` params (InvalidParams naming the bad field)."""
+    both = field(params, "textDocument") is not None and field(params, "position") is not None
+    focus = text_document_position(params) if both else None
+    if focus is None:
+        raise JsonRpcInvalidParams(f"{ext.COMPLETION_CONTEXT} needs 'textDocument' and 'position'")
+    max_snippets = _integer(params, "maxSnippets", 0, MAX_SNIPPETS)
+    return CompletionRequest(
+        path=focus.path,
+        line=focus.line,
+        character=focus.character,
+        budget_tokens=_integer(params, "budgetTokens", COMPLETION_BUDGET_TOKENS, MAX_BUDGET_TOKENS),
+        max_snippets=max_snippets or None,
+        time_budget_ms=_integer(params, "timeBudgetMs", int(DEFAULT_TIME_BUDGET_MS), MAX_TIME_BUDGET_MS),
+        encoding=encoding,
+    )

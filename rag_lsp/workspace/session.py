@@ -1,7 +1,8 @@
-"""A live workspace: several roots, open buffers, settings, and the questions asked of them.
+"""A live workspace: several roots, open buffers, settings and disk events: the state features ask.
 
-This is what the language server drives, kept free of any protocol so it can
-be tested directly. Paths crossing this boundary are absolute filesystem
+This is what the language server and the command line drive, kept free of
+any protocol so it can be tested directly; the questions themselves are
+``rag_lsp/features/``, each a function of a ``Session``. Paths crossing this boundary are absolute filesystem
 paths; the server turns URIs into them and back.
 
 Threading: every method may be called from any thread. Index contents are
@@ -17,24 +18,17 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rag_lsp import __version__, languages
-from rag_lsp.features.focus import focus_name, resolve_chain, word_at
-from rag_lsp.features.lookup import LOOKUP_DEFINITIONS, lookup_items
-from rag_lsp.index.root_index import Index
-from rag_lsp.index.symbol_provider import PATTERNS, IndexSymbolProvider, NeedsServer
+from rag_lsp.index.admission import Admission
+from rag_lsp.index.root_index import Index, IndexStats
+from rag_lsp.index.symbol_provider import IndexSymbolProvider, SymbolProvider
 from rag_lsp.index.tables import workspace_tables
-from rag_lsp.index.walk import is_secret_path, load_bytes, name_skip_reason, skip_reason
+from rag_lsp.index.walk import skip_reason
 from rag_lsp.langservers.composite import CompositeSymbolProvider
 from rag_lsp.langservers.pool import ServerPool
-from rag_lsp.model import Definition
-from rag_lsp.path_kinds import is_test_path
-from rag_lsp.retrieval.rank import Cancelled
-from rag_lsp.retrieval.retrieve import ContextRequest, build_context
 from rag_lsp.retrieval.strategies.base import Budget
 from rag_lsp.workspace.documents import EditError, OpenDocument, TextEdit
 from rag_lsp.workspace.settings import Settings, SettingsError, apply_settings, load_operator_file
 
-MAX_WORKSPACE_SYMBOLS = 100
 # Buffers remembered as recently edited (for completion's similar code), open or closed since.
 MAX_RECENT_EDITS = 20
 
@@ -47,9 +41,6 @@ class IndexingState:
     total: int = 0
     running: bool = False
     roots: list[str] = field(default_factory=list)
-
-    def to_dict(self) -> dict:
-        return {"done": self.done, "total": self.total}
 
 
 @dataclass(slots=True)
@@ -130,9 +121,7 @@ class Session:
             path,
             cache_root=Path(settings.cache_dir) if settings.cache_dir else self.cache_root,
             use_cache=self.use_cache,
-            extra_ignores=settings.ignore,
-            max_bytes=settings.max_file_bytes,
-            disabled_languages=settings.disabled_languages(),
+            admission=Admission(settings.ignore, settings.max_file_bytes, settings.disabled_languages()),
         )
 
     def update_settings(self, raw: object) -> tuple[list[str], list[Path]]:
@@ -169,7 +158,7 @@ class Session:
 
     # Indexing.
 
-    def index_roots(self, roots: list[Path] | None = None, progress=None) -> list[dict]:
+    def index_roots(self, roots: list[Path] | None = None, progress=None) -> list[IndexStats]:
         """Refresh the given roots (all by default) from disk; open buffers keep their text."""
         with self._lock:
             targets = [(p, r) for p, r in self.roots.items() if roots is None or p in roots]
@@ -186,7 +175,7 @@ class Session:
 
                 stats = root.index.refresh(report, skip=lambda rel, path=path: self._is_open(path / rel))
                 offset = self.indexing.done
-                reports.append(stats.to_dict())
+                reports.append(stats)
         finally:
             self.indexing.running = False
         return reports
@@ -200,24 +189,12 @@ class Session:
         """The root holding an absolute path and the path relative to it (the innermost root wins)."""
         best = None
         for root_path, root in self.roots.items():
-            if path == root_path or root_path in path.parents:
-                if best is None or len(root_path.parts) > len(best[0].parts):
-                    best = (root_path, root)
+            inside = path == root_path or root_path in path.parents
+            if inside and (best is None or len(root_path.parts) > len(best[0].parts)):
+                best = (root_path, root)
         if best is None:
             return None
         return best[1], path.relative_to(best[0]).as_posix()
-
-    def _skip_reason(self, root: _Root, rel: str, data: bytes) -> str | None:
-        """Why a file's content must not be indexed (None when it may be): the walk's rules, per file."""
-        if is_secret_path(rel):
-            return "secret"
-        for part in rel.split("/"):
-            reason = name_skip_reason(part)
-            if reason:
-                return reason
-        if languages.language_for_path(rel) in root.settings.disabled_languages():
-            return "language_disabled"
-        return load_bytes(rel, data, max_bytes=root.settings.max_file_bytes).skip
 
     # Buffers are split in two halves so that typing never waits for indexing:
     # track/apply/untrack are cheap and run in message order on the caller's
@@ -285,7 +262,7 @@ class Session:
         root, rel = located
         with document.lock:
             text = document.text
-            reason = self._skip_reason(root, rel, text.encode("utf-8", "surrogatepass"))
+            reason = root.index.admission.buffer_reason(rel, text.encode("utf-8", "surrogatepass"))
             if reason:
                 # No tree is kept for a buffer that is not indexed: parsing a
                 # 20 MB file only to throw the tree away would stall every edit.
@@ -316,8 +293,7 @@ class Session:
         if located is None or path in self.documents:
             return
         root, rel = located
-        if was_indexed or skip_reason(root.index.root, rel, extra_ignores=root.settings.ignore,
-                                      max_bytes=root.settings.max_file_bytes) is None:
+        if was_indexed or skip_reason(root.index.root, rel, root.index.admission) is None:
             self.file_changed(path)
         else:
             root.index.remove_file(rel)
@@ -353,7 +329,7 @@ class Session:
         if data is None:
             root.index.remove_file(rel)
             return reason
-        skip = self._skip_reason(root, rel, data)
+        skip = root.index.admission.buffer_reason(rel, data)
         if skip:
             root.index.remove_file(rel)
             return skip
@@ -378,38 +354,14 @@ class Session:
         elif located:
             self.file_changed(new)
 
-    # Questions.
+    # What features ask of the workspace.
 
-    def context(self, request: ContextRequest, focus: Path | None = None,
-                cancel: threading.Event | None = None) -> dict:
-        """Ranked context over every root (or the focused document's root first), merged and re-packed.
-
-        Raises Cancelled soon after ``cancel`` is set (checked between roots and between strategies).
-        """
-        started = time.perf_counter()
+    def root_list(self) -> list[tuple[Path, _Root]]:
+        """The roots in the order they were added, with their state."""
         with self._lock:
-            roots = list(self.roots.items())
-        if focus is not None and (located := self.locate(focus)):
-            roots.sort(key=lambda item: item[1] is not located[0])
-        results = []
-        calls_left = self.settings_for().language_server_calls
-        for path, root in roots:
-            if cancel is not None and cancel.is_set():
-                raise Cancelled("the context request was cancelled")
-            with root.index.lock:
-                provider = self._provider(root, calls_left)
-                answer = build_context(root.index, request, cancel=cancel, provider=provider)
-            calls_left -= provider.calls if provider else 0
-            for item in answer["items"]:
-                item["root"] = str(path)
-            results.append(answer)
-        merged = _merge(results, request)
-        merged["elapsed_ms"] = round((time.perf_counter() - started) * 1000, 2)
-        if self.indexing.running:
-            merged["indexing"] = self.indexing.to_dict()
-        return merged
+            return list(self.roots.items())
 
-    def _provider(self, root: _Root, max_calls: int | None = None, questions: int = 1
+    def provider(self, root: _Root, max_calls: int | None = None, questions: int = 1
                   ) -> CompositeSymbolProvider | None:
         """A symbol provider for one question on one root: its language servers composed with the patterns.
 
@@ -450,227 +402,19 @@ class Session:
         except (OSError, UnicodeDecodeError):
             return None
 
-    def lookup(self, symbol: str, what: str, path: Path | None = None) -> dict:
-        """One provider question asked directly: definitions, references, implementations, hover or outline.
+    def warm_servers(self, seconds: float) -> None:
+        """Start every root's language servers and let them load their projects, within ``seconds``: for
+        one-shot questions, whose answer should not be the patterns' only because a server was starting."""
+        for _, root in self.root_list():
+            if root.servers is not None:
+                root.servers.warm(list(root.index.files), lambda rel, root=root: self._text_of(root, rel), seconds)
 
-        ``symbol`` names a definition (``Ledger.post``); ``documentSymbols``
-        takes ``path`` instead. Each item says which source answered it; an
-        answer that needs a server it cannot have says so in ``unanswered``.
-        """
-        with self._lock:
-            roots = list(self.roots.items())
-        located = self.locate(path) if path is not None else None
-        if located is not None:
-            roots = [(p, r) for p, r in roots if r is located[0]]
-        elif what == "documentSymbols":
-            return {"symbol": symbol, "what": what, "items": [], "language_servers": [],
-                    "unanswered": f"{path} is outside every workspace folder"}
-        items: list[dict] = []
-        notes: list[dict] = []
-        unanswered: list[str] = []
-        for root_path, root in roots:
-            # A lookup follows up to LOOKUP_DEFINITIONS definitions, each worth a question's call budget.
-            calls = root.settings.language_server_calls * LOOKUP_DEFINITIONS
-            provider = (self._provider(root, calls, LOOKUP_DEFINITIONS)
-                        or IndexSymbolProvider(root.index, workspace_tables(root.index)))
-            rel = located[1] if located is not None and what == "documentSymbols" else None
-            with root.index.lock:
-                try:
-                    found = lookup_items(provider, what, symbol, rel)
-                except NeedsServer as exc:
-                    found = []
-                    unanswered.append(str(exc))
-            items += [{**item, "root": str(root_path)} for item in found]
-            notes += provider.notes()
-        answer = {"symbol": symbol, "what": what, "items": items, "language_servers": notes}
-        if unanswered and not items:
-            answer["unanswered"] = unanswered[0]
-        return answer
-
-    def focus_query(self, path: Path, line: int, character: int) -> str:
-        """A question for a cursor: the identifier under it, or with its enclosing definition when it defines
-        nothing (a local, a keyword).
-
-        ``line`` is 0-based and ``character`` counts code points; the open
-        buffer's text is used when there is one. Where a ready language server
-        or, failing that, the file's imports and annotations resolve the
-        identifier, it is named as the definition it means
-        (``rate_limiter.RateLimiter.allow`` for ``limiter.allow``), so that
-        namesakes elsewhere do not count as much as it (``core/focus.py``).
-        """
-        document = self.documents.get(path)
-        try:
-            text = document.text if document else path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            return ""
-        lines = text.splitlines()
-        current = lines[line] if 0 <= line < len(lines) else ""
-        word = word_at(current, character)
-        located = self.locate(path)
-        enclosing = None
-        if located:
-            root, rel = located
-            with root.index.lock:
-                covering = [d for d in root.index.symbols.in_file(rel) if d.start_line <= line + 1 <= d.end_line]
-                defined = False
-                if word:
-                    provider = self._provider(root, max_calls=1)
-                    resolved = provider.resolve(rel, line + 1, character) if provider is not None else None
-                    resolved = resolved or resolve_chain(root.index, rel, word, lines, line + 1)
-                    word = focus_name(root.index, resolved, word)
-                    defined = resolved is not None or bool(root.index.symbols.lookup(word))
-            # The enclosing definition is on the user's screen already: it is the question only when the name
-            # under the cursor defines nothing (a local, a keyword), not a rival to the name's definition.
-            if covering and not defined:
-                enclosing = max(covering, key=lambda d: d.start_line).qualname
-        return " ".join(f"`{name}`" for name in dict.fromkeys(n for n in (word, enclosing) if n))
-
-    def status(self) -> dict:
-        with self._lock:
-            roots = list(self.roots.items())
-            open_documents = len(self.documents)
-        described = []
-        for path, root in roots:
-            with root.index.lock:
-                stats = root.index.stats.to_dict()
-                stats.update(files=len(root.index.files), chunks=len(root.index.chunks),
-                             definitions=len(root.index.symbols))
-            stats["settings"] = root.settings.to_dict()
-            stats["settings_warnings"] = list(root.warnings)
-            stats["language_servers"] = root.servers.status() if root.servers else []
-            described.append(stats)
-        return {
-            "version": __version__,
-            "roots": described,
-            "files": sum(r["files"] for r in described),
-            "chunks": sum(r["chunks"] for r in described),
-            "open_documents": open_documents,
-            "indexing": {**self.indexing.to_dict(), "running": self.indexing.running},
-            "language_servers": [server for root in described for server in root["language_servers"]],
-        }
-
-    def workspace_symbols(self, query: str) -> list[tuple[Path, Definition]]:
-        """Definitions whose names match ``query`` fuzzily, best first, at most 100."""
-        scored = []
-        needle = query.lower()
-        for path, root in list(self.roots.items()):
-            with root.index.lock:
-                for name in list(root.index.symbols.names()):
-                    score = _fuzzy_score(needle, name)
-                    if score is None:
-                        continue
-                    for definition in root.index.symbols.by_name(name):
-                        scored.append((score, definition.qualname, str(path), definition.path,
-                                       definition.start_line, path, definition))
-        scored.sort(key=lambda item: item[:5])
-        return [(path, definition) for *_, path, definition in scored[:MAX_WORKSPACE_SYMBOLS]]
-
-    def definitions_in(self, path: Path) -> list[Definition]:
-        located = self.locate(path)
-        if located is None:
-            return []
-        root, rel = located
-        with root.index.lock:
-            return root.index.symbols.in_file(rel)
-
-    def usage_counts(self, path: Path, name: str, qualname: str) -> dict:
-        """How often a definition is used: references (outside its own definition), test files, and the source.
-
-        A ready language server counts the references of this very definition
-        (one call, within the usual timeout); otherwise, or when it fails, the
-        patterns count every use of the name.
-        """
-        located = self.locate(path)
-        if located is None:
-            return {"references": 0, "tests": 0, "found": False, "source": PATTERNS}
-        root, rel = located
-        with root.index.lock:
-            definition = next((d for d in root.index.symbols.in_file(rel) if d.qualname == qualname), None)
-            found: dict = {}
-            source = PATTERNS
-            if definition is not None:
-                symbols = (self._provider(root, max_calls=1)
-                           or IndexSymbolProvider(root.index, workspace_tables(root.index)))
-                found = symbols.references(definition)
-                source = symbols.reference_source(definition)
-            references = 0
-            test_files = set()
-            for ref_path, refs in found.items():
-                for ref in refs:
-                    if ref.name != name:
-                        continue
-                    if definition and ref_path == rel and definition.start_line <= ref.line <= definition.end_line:
-                        continue
-                    references += 1
-                    if is_test_path(ref_path):
-                        test_files.add(ref_path)
-        return {"references": references, "tests": len(test_files), "found": definition is not None,
-                "start_line": definition.start_line if definition else None, "source": source}
+    def symbols(self, root: _Root, max_calls: int | None = None, questions: int = 1) -> SymbolProvider:
+        """The provider of one question on one root: its language servers composed with the patterns, or
+        the patterns alone when the session does not use servers."""
+        return (self.provider(root, max_calls, questions)
+                or IndexSymbolProvider(root.index, workspace_tables(root.index)))
 
 def _index_shape(settings: Settings) -> tuple:
     """The settings that change what an index holds."""
     return settings.ignore, settings.disabled_languages(), settings.cache_dir, settings.max_file_bytes
-
-
-def _merge(results: list[dict], request: ContextRequest) -> dict:
-    """One answer from per-root answers: items by score (ties by root order, path), re-packed to budget."""
-    if len(results) == 1:
-        return results[0]
-    if not results:
-        return {"items": [], "elapsed_ms": 0.0, "truncated": False, "index": {"roots": [], "files": 0, "chunks": 0},
-                "tokens": 0, "budget_tokens": request.budget_tokens, "token_count": "estimate",
-                "warnings": ["no workspace folder is open"]}
-    ranked = sorted(
-        ((item, order) for order, result in enumerate(results) for item in result["items"]),
-        key=lambda pair: (-pair[0]["score"], pair[1], pair[0]["path"], pair[0]["start_line"]),
-    )
-    items, used = [], 0
-    truncated = any(r["truncated"] for r in results)
-    for item, _ in ranked:
-        if len(items) >= request.top_k:
-            truncated = True
-            break
-        if used + item["tokens"] > request.budget_tokens:
-            truncated = True
-            continue
-        items.append(item)
-        used += item["tokens"]
-    merged = dict(results[0])
-    merged.update(
-        items=items,
-        truncated=truncated,
-        tokens=used,
-        index={"roots": [r["index"] for r in results], "files": sum(r["index"]["files"] for r in results),
-               "chunks": sum(r["index"]["chunks"] for r in results)},
-    )
-    warnings = sorted({w for r in results for w in r.get("warnings", ())})
-    if warnings:
-        merged["warnings"] = warnings
-    # A strategy ran if it ran for any root; it was skipped only if it ran for none.
-    ran = list(dict.fromkeys(name for r in results for name in r.get("strategies_run", ())))
-    skipped = {}
-    for result in results:
-        for entry in result.get("strategies_skipped", ()):
-            if entry["strategy"] not in ran:
-                skipped.setdefault(entry["strategy"], entry)
-    merged.update(strategies_run=ran, strategies_skipped=list(skipped.values()),
-                  language_servers=[note for result in results for note in result.get("language_servers", ())])
-    return merged
-
-
-def _fuzzy_score(needle: str, name: str) -> tuple[int, int] | None:
-    """Rank of a name for a workspace-symbol query: exact, prefix, substring, then subsequence; None if no match."""
-    lowered = name.lower()
-    if not needle:
-        return (3, len(name))
-    if lowered == needle:
-        return (0, len(name))
-    if lowered.startswith(needle):
-        return (1, len(name))
-    if needle in lowered:
-        return (2, len(name))
-    position = 0
-    for char in lowered:
-        if position < len(needle) and char == needle[position]:
-            position += 1
-    return (4, len(name)) if position == len(needle) else None

@@ -16,6 +16,7 @@ import re
 import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
+from typing import cast
 
 from rag_lsp import languages
 
@@ -47,21 +48,6 @@ class Settings:
     def disabled_languages(self) -> frozenset[str]:
         return frozenset(name for name, enabled in self.languages.items() if not enabled)
 
-    def to_dict(self) -> dict:
-        return {
-            "budgetTokens": self.budget_tokens,
-            "topK": self.top_k,
-            "ignore": list(self.ignore),
-            "languages": dict(self.languages),
-            "cacheDir": self.cache_dir,
-            "maxFileBytes": self.max_file_bytes,
-            "languageServers": {language: {_camel_case(key): value for key, value in server.items()}
-                                for language, server in self.language_servers.items()},
-            "languageServerTimeoutMs": self.language_server_timeout_ms,
-            "languageServerCalls": self.language_server_calls,
-            "languageServerBudgetMs": self.language_server_budget_ms,
-        }
-
 
 KNOWN_KEYS = tuple(f.name for f in fields(Settings))
 
@@ -70,7 +56,7 @@ def snake_case(key: str) -> str:
     return _CAMEL_BOUNDARY.sub(r"_\1", key).lower()
 
 
-def _camel_case(key: str) -> str:
+def camel_case(key: str) -> str:
     head, *rest = key.split("_")
     return head + "".join(part.title() for part in rest)
 
@@ -87,8 +73,9 @@ def apply_settings(base: Settings, raw: object, overlay: bool = False) -> tuple[
         return base, []
     if not isinstance(raw, dict):
         raise SettingsError(f"settings must be an object, got {type(raw).__name__}")
-    if isinstance(raw.get("ragLsp"), dict):
-        raw = raw["ragLsp"]
+    nested = raw.get("ragLsp")
+    if isinstance(nested, dict):
+        raw = nested
     warnings: list[str] = []
     changes: dict[str, object] = {}
     for key, value in raw.items():
@@ -101,7 +88,7 @@ def apply_settings(base: Settings, raw: object, overlay: bool = False) -> tuple[
         # A stronger source overrides a server setting key by key, so an operator file that only disables
         # a server keeps the command the editor configured.
         merged = {language: dict(server) for language, server in base.language_servers.items()}
-        for language, server in changes["language_servers"].items():
+        for language, server in cast(dict[str, dict], changes["language_servers"]).items():
             merged[language] = {**merged.get(language, {}), **server}
         changes["language_servers"] = merged
     return replace(base, **changes), warnings

@@ -104,12 +104,12 @@ class Harness:
 
     async def stop(self) -> int | None:
         """shutdown + exit, then the server's exit code (None if it had to be killed)."""
-        server = self.client._server  # noqa: SLF001 - pygls keeps the process private.
+        server = self.client._server
         try:
             await asyncio.wait_for(self.client.shutdown_async(None), 15)
             self.client.exit(None)
             await asyncio.wait_for(server.wait(), 15)
-        except (asyncio.TimeoutError, RuntimeError):
+        except (TimeoutError, RuntimeError):
             server.kill()
             await server.wait()
             await self.client.stop()

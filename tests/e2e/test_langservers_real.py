@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from answers import status_of
 from langservers_env import POLYGLOT, alive, copy_polyglot, descendants, require, search_path
 
 from rag_lsp.langservers.client import LanguageServerClient, Place, ServerCallError, ServerUnavailable
@@ -73,7 +74,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def start(spec: ServerSpec, root: Path) -> LanguageServerClient:
     client = LanguageServerClient(spec, root, start_timeout=READY_SECONDS)
     client.ensure_started()
-    assert client.wait_ready(READY_SECONDS), f"{spec.name} did not become ready: {client.status()}"
+    assert client.wait_ready(READY_SECONDS), f"{spec.name} did not become ready: {status_of(client)}"
     return client
 
 
@@ -367,7 +368,7 @@ def test_stop_leaves_no_process(server, server_path, workspace):
     else:
         sync(client, workspace, path)
     client.document_symbols(path, timeout=CALL_SECONDS)
-    pid = client.status()["pid"]
+    pid = status_of(client)["pid"]
     assert pid is not None and alive(pid)
     family = {pid} | descendants(pid)
     if server == "typescript-language-server":

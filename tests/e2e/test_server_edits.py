@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import random
 
+from answers import context_of
 from edit_oracle import apply, random_edit
 from lsp_harness import Harness, run
 from lsprotocol import types
 
 from rag_lsp.index.root_index import Index
-from rag_lsp.retrieval.retrieve import ContextRequest, build_context
+from rag_lsp.retrieval.answer import ContextRequest
 
 QUERIES = ["ledger post account currency", "def class return", "convert rate", "reconcile balance"]
 
@@ -51,6 +52,6 @@ def test_random_edits_through_did_change_equal_a_fresh_index(ledger_root, tmp_pa
     ledger.write_text(final_text, newline="")
     fresh = Index(ledger_root, use_cache=False)
     fresh.refresh()
-    expected = [comparable(build_context(fresh, ContextRequest(q, top_k=20))) for q in QUERIES]
+    expected = [comparable(context_of(fresh, ContextRequest(q, top_k=20))) for q in QUERIES]
     assert served == expected
     assert any(served)

@@ -98,7 +98,7 @@ def test_one_question_gets_answers_from_two_real_servers_and_the_patterns(polygl
         assert by_server["pyright"]["state"] == by_server["typescript-language-server"]["state"] == "ready"
         assert by_server["pyright"]["pid"] and by_server["typescript-language-server"]["pid"]
         assert by_server["gopls"]["state"] == "missing"
-        server_pid = harness.client._server.pid  # noqa: SLF001 - pygls keeps the process private.
+        server_pid = harness.client._server.pid
         children = descendants(server_pid)
         assert children, "the language servers run as children of rag-lsp"
         assert await harness.stop() == 0

@@ -201,7 +201,7 @@ def test_shutdown_leaves_no_child_process(tmp_path):
     async def scenario() -> None:
         harness = Harness(tmp_path / "cache", tmp_path / "server.log")
         await harness.start([many])
-        server_pid = harness.client._server.pid  # noqa: SLF001
+        server_pid = harness.client._server.pid
         seen: set[int] = set()
         while "end" not in harness.progress_kinds():
             seen |= descendants(server_pid)
@@ -230,9 +230,9 @@ def test_cancel_request_cancels_a_context_query(ledger_root, tmp_path):
         body = "".join(f"def generated_{i}(value):\n    return value * {i}\n\n" for i in range(15000))
         assert len(body) < 1 << 20  # Indexed, not skipped as too large: that is what takes time.
         harness.open(ledger_root / "shop/generated.py", text=body)
-        before = set(protocol._request_futures)  # noqa: SLF001 - pygls keeps request ids private.
+        before = set(protocol._request_futures)
         future = protocol.send_request_async("ragLsp/context", {"query": "ledger currency"})
-        (request_id,) = set(protocol._request_futures) - before  # noqa: SLF001
+        (request_id,) = set(protocol._request_futures) - before
         protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=request_id))
         with pytest.raises(JsonRpcRequestCancelled):
             await asyncio.wait_for(future, 10)

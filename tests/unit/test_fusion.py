@@ -5,12 +5,13 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from answers import context_of
 from conftest import write_tree
 
 from rag_lsp.index.root_index import Index
+from rag_lsp.retrieval.answer import ContextRequest
 from rag_lsp.retrieval.fusion import FusionRanker, combine, rank_files
 from rag_lsp.retrieval.query import parse_query
-from rag_lsp.retrieval.retrieve import ContextRequest, build_context
 from rag_lsp.retrieval.strategies import Budget, Finding, Skipped
 from rag_lsp.retrieval.strategies.base import read_message
 
@@ -117,10 +118,10 @@ def index(tmp_path):
 
 
 def rank(index, strategies, text="ledger post", **options):
-    ranker = FusionRanker(strategies, **options)
-    candidates = ranker.rank(index, parse_query(text), 30)
+    ranking = FusionRanker(strategies, **options).rank(index, parse_query(text), 30)
+    candidates = ranking.candidates
     places = [(index.chunks[c.chunk_id].path, index.chunks[c.chunk_id].qualname) for c in candidates]
-    return ranker, candidates, places
+    return ranking.report, candidates, places
 
 
 def test_chunks_come_from_the_findings_lines_best_first_and_score_less(index):
@@ -159,27 +160,27 @@ def test_skips_and_failures_are_reported_with_reasons(index):
 
     def failing(ctx):
         raise ValueError("boom")
-    ranker, _, places = rank(index, {"stack_trace": skipping, "lexical": failing,
+    report, _, places = rank(index, {"stack_trace": skipping, "lexical": failing,
                                      "symbols": lambda ctx: [finding("shop/ledger.py", 0.8, line=10)]})
     assert places == [("shop/ledger.py", "Ledger.post")]
-    assert ranker.last_report.strategies_run == ("symbols",)
-    assert ranker.last_report.strategies_skipped == {
+    assert report.strategies_run == ("symbols",)
+    assert dict(report.strategies_skipped) == {
         "stack_trace": "no stack frames in the message", "lexical": "failed: ValueError('boom')"}
 
 
 def test_the_time_budget_keeps_partial_results_and_marks_them_truncated(index):
     ticks = itertools.count()
-    ranker, _, places = rank(index, {"symbols": lambda ctx: [finding("shop/ledger.py", 0.8, line=10)],
+    report, _, places = rank(index, {"symbols": lambda ctx: [finding("shop/ledger.py", 0.8, line=10)],
                                      "bm25": lambda ctx: [finding("shop/currency.py", 0.9)]},
                              budget=Budget(seconds=1.5), clock=lambda: float(next(ticks)))
     assert places == [("shop/ledger.py", "Ledger.post")]
-    assert ranker.last_report.truncated
-    assert ranker.last_report.strategies_skipped == {"bm25": "the time budget of 1.5 s was spent"}
+    assert report.truncated
+    assert dict(report.strategies_skipped) == {"bm25": "the time budget of 1.5 s was spent"}
 
 
 def test_the_default_ranker_answers_with_strategies_and_reasons(index):
-    first = build_context(index, ContextRequest("why does `Ledger.post` raise KeyError"))
-    again = build_context(index, ContextRequest("why does `Ledger.post` raise KeyError"))
+    first = context_of(index, ContextRequest("why does `Ledger.post` raise KeyError"))
+    again = context_of(index, ContextRequest("why does `Ledger.post` raise KeyError"))
     assert first["items"] == again["items"]
     top = first["items"][0]
     assert (top["path"], top["qualname"]) == ("shop/ledger.py", "Ledger.post")
@@ -192,12 +193,12 @@ def test_the_default_ranker_answers_with_strategies_and_reasons(index):
 
 def test_the_byte_and_occurrence_budgets_mark_the_answer_truncated(index):
     text = 'KeyError: "the account must exist for its currency" in Ledger.post'
-    ranker, _, _ = rank(index, None, text=text, budget=Budget(bytes_read=10))
-    assert ranker.last_report.truncated
-    ranker, _, _ = rank(index, None, text="why does `convert` fail", budget=Budget(occurrences_per_name=0))
-    assert ranker.last_report.truncated
-    ranker, _, _ = rank(index, None, text="why does `convert` fail")
-    assert not ranker.last_report.truncated
+    report, _, _ = rank(index, None, text=text, budget=Budget(bytes_read=10))
+    assert report.truncated
+    report, _, _ = rank(index, None, text="why does `convert` fail", budget=Budget(occurrences_per_name=0))
+    assert report.truncated
+    report, _, _ = rank(index, None, text="why does `convert` fail")
+    assert not report.truncated
 
 
 def test_a_cancelled_question_stops_between_strategies(ledger_root):
@@ -206,13 +207,13 @@ def test_a_cancelled_question_stops_between_strategies(ledger_root):
     import pytest
 
     from rag_lsp.index.root_index import Index
+    from rag_lsp.retrieval.answer import ContextRequest
     from rag_lsp.retrieval.rank import Cancelled
-    from rag_lsp.retrieval.retrieve import ContextRequest, build_context
 
     index = Index(ledger_root, use_cache=False)
     index.refresh()
     cancel = threading.Event()
     cancel.set()
     with pytest.raises(Cancelled, match="cancelled before the"):
-        build_context(index, ContextRequest("why does Ledger.post raise KeyError"), cancel=cancel)
-    assert build_context(index, ContextRequest("why does Ledger.post raise KeyError"))["items"]
+        context_of(index, ContextRequest("why does Ledger.post raise KeyError"), cancel=cancel)
+    assert context_of(index, ContextRequest("why does Ledger.post raise KeyError"))["items"]

@@ -11,7 +11,7 @@ QUERIES = ["ledger post account", "convert currency rates", "rate limit", "check
 
 def snapshot(index: Index) -> dict:
     """What an index answers, independent of internal chunk ids."""
-    by_chunk = lambda cid: (index.chunks[cid].path, index.chunks[cid].start_line)  # noqa: E731
+    by_chunk = lambda cid: (index.chunks[cid].path, index.chunks[cid].start_line)
     return {
         "chunks": sorted((c.path, c.start_line, c.end_line, c.qualname, c.content) for c in index.chunks.values()),
         "scores": {

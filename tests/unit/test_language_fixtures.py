@@ -48,7 +48,7 @@ def test_queries_compile(language):
 
 @pytest.mark.parametrize("language", QUERY_LANGUAGES)
 def test_fixture_detected_as_language(language):
-    expected, parsed = load(language)
+    _expected, parsed = load(language)
     assert parsed.language == language
     assert parsed.error is None
 

@@ -1,5 +1,6 @@
 """The parser's contracts: blob ids, chunk shape, splitting, fallbacks, and never raising."""
 
+import itertools
 import subprocess
 
 import pytest
@@ -50,7 +51,7 @@ def test_large_definition_is_split_with_signature_repeated():
         assert piece.content.startswith("def accumulate(values):\n# ...\n")
     # The pieces cover the definition's lines without gaps or overlaps.
     assert pieces[0].start_line == 1 and pieces[-1].end_line == 403
-    for before, after in zip(pieces, pieces[1:]):
+    for before, after in itertools.pairwise(pieces):
         assert after.start_line == before.end_line + 1
 
 

@@ -2,11 +2,14 @@
 
 import threading
 
+from answers import ask, lookup_of, status_of, usage_of
 from conftest import write_tree
 
+from rag_lsp.features.focus import focus_query
+from rag_lsp.features.workspace_symbols import workspace_symbols
 from rag_lsp.path_kinds import is_test_path
+from rag_lsp.retrieval.answer import ContextRequest
 from rag_lsp.retrieval.rank import Cancelled
-from rag_lsp.retrieval.retrieve import ContextRequest
 from rag_lsp.workspace.documents import TextEdit
 from rag_lsp.workspace.session import Session
 
@@ -32,12 +35,12 @@ def test_a_question_during_indexing_answers_from_what_is_indexed_and_says_so(tmp
     worker = threading.Thread(target=session.index_roots, kwargs={"progress": progress})
     worker.start()
     assert reached.wait(30)
-    answer = session.context(ContextRequest("widget"))
+    answer = ask(session, ContextRequest("widget"))
     release.set()
     worker.join(30)
     assert 0 < answer["indexing"]["done"] < answer["indexing"]["total"] == 300
     assert answer["items"]
-    assert "indexing" not in session.context(ContextRequest("widget"))
+    assert "indexing" not in ask(session, ContextRequest("widget"))
 
 
 def test_open_buffer_wins_over_the_disk_until_closed(ledger_root):
@@ -46,10 +49,10 @@ def test_open_buffer_wins_over_the_disk_until_closed(ledger_root):
     path = ledger_root / "shop/currency.py"
     session.open_document(path, "def exchange_unsaved(amount):\n    return amount\n", 1)
     session.index_roots()  # A refresh from disk must not overwrite the buffer.
-    assert session.context(ContextRequest("exchange_unsaved"))["items"][0]["path"] == "shop/currency.py"
+    assert ask(session, ContextRequest("exchange_unsaved"))["items"][0]["path"] == "shop/currency.py"
     session.close_document(path)
-    assert not any(i["qualname"] == "exchange_unsaved" for i in session.context(ContextRequest("exchange_unsaved"))["items"])
-    assert session.context(ContextRequest("`convert`"))["items"][0]["qualname"] == "convert"
+    assert not any(i["qualname"] == "exchange_unsaved" for i in ask(session, ContextRequest("exchange_unsaved"))["items"])
+    assert ask(session, ContextRequest("`convert`"))["items"][0]["qualname"] == "convert"
 
 
 def test_edits_in_order_and_stale_versions(ledger_root):
@@ -68,14 +71,14 @@ def test_secret_and_binary_buffers_are_tracked_but_not_indexed(ledger_root):
     assert session.open_document(ledger_root / ".env", "TOKEN=hunter2\n", 1) == "secret"
     assert session.open_document(ledger_root / "shop/blob.py", "A = 1\x00", 1) == "binary"
     assert session.documents[ledger_root / "shop/blob.py"].tree is None
-    assert session.status()["files"] == 6
+    assert status_of(session)["files"] == 6
 
 
 def test_two_roots_merge_by_score_and_the_focus_root_wins_ties(ledger_root, tmp_path):
     other = write_tree(tmp_path / "other", {"shop/ledger.py": "class Ledger:\n    def post(self):\n        pass\n"})
     session = session_for(ledger_root, other)
     session.index_roots()
-    answer = session.context(ContextRequest("`Ledger.post`", top_k=4), focus=other / "shop/ledger.py")
+    answer = ask(session, ContextRequest("`Ledger.post`", top_k=4), focus=other / "shop/ledger.py")
     assert {item["root"] for item in answer["items"]} == {str(ledger_root.resolve()), str(other.resolve())}
     assert answer["index"]["files"] == 7
     assert "symbols" in answer["strategies_run"]
@@ -89,7 +92,7 @@ def test_cancelled_question_stops(ledger_root):
     cancel = threading.Event()
     cancel.set()
     try:
-        session.context(ContextRequest("ledger"), cancel=cancel)
+        ask(session, ContextRequest("ledger"), cancel=cancel)
     except Cancelled:
         return
     raise AssertionError("a cancelled question must raise Cancelled")
@@ -102,23 +105,23 @@ def test_lens_counts_references_and_test_files(tmp_path):
     })
     session = session_for(root)
     session.index_roots()
-    counts = session.usage_counts(root / "app/cart.py", "total", "total")
+    counts = usage_of(session, root / "app/cart.py", "total", "total")
     assert (counts["references"], counts["tests"], counts["found"]) == (2, 1, True)
-    assert session.usage_counts(root / "app/cart.py", "gone", "gone")["found"] is False
+    assert usage_of(session, root / "app/cart.py", "gone", "gone")["found"] is False
 
 
 def test_focus_query_names_the_identifier_and_its_definition(ledger_root):
     session = session_for(ledger_root)
     session.index_roots()
-    assert session.focus_query(ledger_root / "shop/ledger.py", 12, 20) == "`self.accounts` `Ledger.post`"
+    assert focus_query(session, ledger_root / "shop/ledger.py", 12, 20) == "`self.accounts` `Ledger.post`"
 
 
 def test_workspace_symbols_are_fuzzy_ranked(ledger_root):
     session = session_for(ledger_root)
     session.index_roots()
-    names = [d.qualname for _, d in session.workspace_symbols("led")]
+    names = [d.qualname for _, d in workspace_symbols(session, "led")]
     assert names[0] == "Ledger"
-    assert [d.qualname for _, d in session.workspace_symbols("cnvrt")] == ["convert"]
+    assert [d.qualname for _, d in workspace_symbols(session, "cnvrt")] == ["convert"]
 
 
 def test_test_paths():
@@ -131,9 +134,9 @@ def test_lookup_of_an_outline_outside_every_root_says_so(ledger_root, tmp_path):
     session = Session(use_cache=False)
     session.add_root(ledger_root)
     session.index_roots()
-    outline = session.lookup("", "documentSymbols", ledger_root / "shop/ledger.py")
+    outline = lookup_of(session, "", "documentSymbols", ledger_root / "shop/ledger.py")
     assert {(i["qualname"], i["source"]) for i in outline["items"]} >= {("Ledger.post", "tree-sitter")}
-    outside = session.lookup("", "documentSymbols", tmp_path / "elsewhere.py")
+    outside = lookup_of(session, "", "documentSymbols", tmp_path / "elsewhere.py")
     assert outside["items"] == [] and "outside every workspace folder" in outside["unanswered"]
 
 

@@ -9,18 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from rag_lsp.index import admission as admission_module
 from rag_lsp.index import walk as walk_module
-from rag_lsp.index.walk import (
-    SKIP_REASONS,
-    LoadedFile,
-    WalkedFile,
-    WalkStats,
-    is_secret_path,
-    load,
-    load_bytes,
-    skip_reason,
-    walk,
-)
+from rag_lsp.index.admission import SKIP_REASONS, Admission, LoadedFile, is_secret_path, load_bytes
+from rag_lsp.index.walk import WalkedFile, WalkStats, load, skip_reason, walk
 
 
 def make(root: Path, files: dict[str, str | bytes]) -> None:
@@ -46,7 +38,11 @@ def paths(roots: Path | Iterable[Path], **kwargs) -> tuple[list[str], WalkStats]
     """Walk and return the yielded relative paths with the stats."""
     stats = WalkStats()
     root_list = [roots] if isinstance(roots, Path) else list(roots)
-    return [f.path for f in walk(root_list, stats, **kwargs)], stats
+    return [f.path for f in walk(root_list, stats, _admission(**kwargs))], stats
+
+
+def _admission(extra_ignores: Iterable[str] = (), max_bytes: int = 1 << 20) -> Admission:
+    return Admission(tuple(extra_ignores), max_bytes)
 
 
 def test_skip_reasons_are_the_documented_set() -> None:
@@ -165,7 +161,7 @@ def test_extra_ignores_override_ignore_files(ws: Path) -> None:
 
 def test_malformed_extra_ignore_is_a_configuration_error(ws: Path) -> None:
     with pytest.raises(ValueError):
-        walk([ws], WalkStats(), extra_ignores=["!"])
+        walk([ws], WalkStats(), _admission(extra_ignores=["!"]))
 
 
 def test_malformed_ignore_line_keeps_the_other_rules(ws: Path) -> None:
@@ -256,7 +252,7 @@ def test_max_bytes_is_configurable(ws: Path) -> None:
     found, stats = paths(ws, max_bytes=100)
     assert found == ["a.py"]
     assert stats.skipped == {"too_large": 1}
-    assert load(ws / "b.py", max_bytes=100).skip == "too_large"
+    assert load(ws / "b.py", _admission(max_bytes=100)).skip == "too_large"
 
 
 def test_one_line_js_is_minified_by_content(ws: Path) -> None:
@@ -381,7 +377,7 @@ def test_non_secret_names(name: str) -> None:
      ("a.css.map", "source_map"), ("a.min.js", "minified"), ("A.PNG", "binary"), ("a.py", None)],
 )
 def test_name_skip_reason(name: str, reason: str | None) -> None:
-    assert walk_module.name_skip_reason(name) == reason
+    assert admission_module.name_skip_reason(name) == reason
 
 
 def test_secret_is_reported_even_when_also_ignored(ws: Path) -> None:
@@ -555,9 +551,35 @@ def test_one_files_skip_reason_agrees_with_the_walk(ws: Path) -> None:
     kwargs = {"extra_ignores": ["extra/"], "max_bytes": 1000}
     walked, _ = paths(ws, **kwargs)
     every = sorted(p.relative_to(ws).as_posix() for p in ws.rglob("*") if p.is_file())
-    kept = [rel for rel in every if skip_reason(ws, rel, **kwargs) is None]
+    kept = [rel for rel in every if skip_reason(ws, rel, _admission(**kwargs)) is None]
     assert kept == walked
     assert skip_reason(ws, "app/local.py") == "ignored"
     assert skip_reason(ws, ".env") == "secret"
     assert skip_reason(ws, "node_modules/pkg/index.js") == "excluded_dir"
     assert skip_reason(ws, "missing.py") == "unreadable"
+
+
+def test_buffers_are_admitted_exactly_as_the_walk_admits_files(ws: Path) -> None:
+    """The editor's buffers and disk events ask ``Admission.buffer_reason``; for every file the walk leaves
+    out by its name, its language or its content, the buffer of the same path and text is left out too,
+    and every file the walk keeps is admitted as a buffer."""
+    files: dict[str, str | bytes] = {
+        "app/main.py": "x = 1\n",
+        "app/.env": "TOKEN=1\n",
+        "app/id_rsa": "-----BEGIN OPENSSH PRIVATE KEY-----\n",
+        "app/package-lock.json": "{}\n",
+        "app/bundle.min.js": "var a=1;\n",
+        "app/logo.png": b"\x89PNG\r\n",
+        "app/blob.py": b"x = 1\x00\n",
+        "app/latin1.py": "caf\u00e9 = 1\n".encode("latin-1"),
+        "app/main.go": "package main\n",
+        "app/notes.md": "# notes\n",
+    }
+    make(ws, files)
+    admission = Admission(disabled_languages=frozenset({"go"}))
+    stats = WalkStats()
+    kept = {f.path for f in walk([ws], stats, admission) if load(f, admission, stats).skip is None}
+    for rel, content in files.items():
+        data = content if isinstance(content, bytes) else content.encode()
+        assert (admission.buffer_reason(rel, data) is None) == (rel in kept), rel
+    assert kept == {"app/main.py", "app/notes.md"}

@@ -21,14 +21,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rag_lsp.retrieval.evidence.traces import (
-    clean_lines,
-    is_frame_line,
-    normalise_path,
-    number,
-    php_error_location,
-    split_location,
-)
+from rag_lsp.retrieval.evidence.frames import clean_lines, normalise_path, number, split_location
+from rag_lsp.retrieval.evidence.native_traces import php_error_location
+from rag_lsp.retrieval.evidence.traces import is_frame_line
 
 
 @dataclass(frozen=True, slots=True)

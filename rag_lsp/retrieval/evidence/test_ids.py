@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from rag_lsp.retrieval.evidence.build_errors import looks_like_path
-from rag_lsp.retrieval.evidence.traces import clean_lines, normalise_path
+from rag_lsp.retrieval.evidence.frames import clean_lines, normalise_path
 
 
 @dataclass(frozen=True, slots=True)

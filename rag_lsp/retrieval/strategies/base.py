@@ -15,7 +15,7 @@ import posixpath
 import re
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from functools import cached_property
 from pathlib import PurePosixPath
 
@@ -189,19 +189,19 @@ class StrategyContext:
     index: Index
     query: Query
     budget: Budget = field(default_factory=Budget)
-    symbols: SymbolProvider | None = None
+    # Answers symbol questions (language servers composed with the patterns); the patterns when None.
+    provider: InitVar[SymbolProvider | None] = None
     clock: Callable[[], float] = time.perf_counter
     # Findings of the strategies that ran before (the fallback strategy reads them).
     findings: list[Finding] = field(default_factory=list)
     truncated: bool = False
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, provider: SymbolProvider | None) -> None:
         self.deadline = self.clock() + self.budget.seconds
         self.tables: WorkspaceTables = workspace_tables(self.index)
         # The tree-sitter patterns alone, for lookups not worth a server call (plain words of the prose).
         self.patterns: SymbolProvider = IndexSymbolProvider(self.index, self.tables)
-        if self.symbols is None:
-            self.symbols = self.patterns
+        self.symbols: SymbolProvider = provider or self.patterns
         self._bytes_read = 0
         self._files_listed = 0
 
@@ -371,8 +371,7 @@ def _path_parts(written: str, root: str) -> list[str]:
     if not text:
         return []
     inside = root.rstrip("/") + "/"
-    if text.startswith(inside):
-        text = text[len(inside):]
+    text = text.removeprefix(inside)
     if not text.startswith(("/", "~")):
         # Relative to the root (or made so): it must stay inside. Another machine's absolute paths are
         # only ever matched against indexed files, so they cannot reach outside either.

@@ -19,6 +19,7 @@ from rag_lsp.index.module_map import segments
 from rag_lsp.index.symbol_provider import PATTERNS
 from rag_lsp.index.terms import tokenize
 from rag_lsp.model import Definition
+from rag_lsp.retrieval.query import PLAIN_WORD
 from rag_lsp.retrieval.strategies.base import (
     CODE_SAMPLE_FACTOR,
     RELIABILITY,
@@ -42,8 +43,6 @@ LOOSE_MEMBER_FACTOR = 0.5
 # Shorter names (``c``, ``id``) are flags and abbreviations more often than symbols.
 MIN_NAME_CHARS = 3
 _RECEIVERS = frozenset({"self", "this", "cls", "super", "Self"})
-# A name that could be a word of prose (`fix`, `Dataset`): weighed by how rare the word is in the code.
-PLAIN_WORD = re.compile(r"^[A-Za-z][a-z]+$")
 _QUALIFIED = re.compile(r"::|\.|#")
 
 

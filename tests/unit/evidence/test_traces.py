@@ -4,7 +4,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rag_lsp.retrieval.evidence import Frame, parse_frames
-from rag_lsp.retrieval.evidence.traces import is_frame_line, normalise_path
+from rag_lsp.retrieval.evidence.frames import normalise_path
+from rag_lsp.retrieval.evidence.traces import is_frame_line
 
 
 def rows(text: str) -> list[tuple]:

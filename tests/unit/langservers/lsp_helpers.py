@@ -7,6 +7,8 @@ import sys
 import time
 from pathlib import Path
 
+from answers import status_of
+
 from rag_lsp.langservers.client import LanguageServerClient
 from rag_lsp.langservers.spec import ServerSpec
 
@@ -58,5 +60,5 @@ def wait_until(predicate, timeout: float = 3.0) -> bool:
 
 def ready(client: LanguageServerClient, timeout: float = 5.0) -> LanguageServerClient:
     client.ensure_started()
-    assert client.wait_ready(timeout), client.status()
+    assert client.wait_ready(timeout), status_of(client)
     return client

@@ -9,6 +9,7 @@ import threading
 import time
 
 import pytest
+from answers import status_of
 
 from rag_lsp.langservers.client import Place, ServerCallError, ServerUnavailable
 from rag_lsp.langservers.spec import ServerSpec
@@ -39,7 +40,7 @@ def test_a_healthy_server_answers_every_typed_request(make_client, tmp_path):
     ]
     assert client.hover("shapes.py", 2, 8, TIMEOUT) == "**hover** text"
     assert client.workspace_symbols("Shape", TIMEOUT) == [Place("disk.txt", 1, 0, 1, 4, "Shape", "function", "mod")]
-    status = client.status()
+    status = status_of(client)
     assert status["state"] == "ready" and status["version"] == "9.9" and process_alive(status["pid"])
     assert (status["server"], status["languages"], status["restarts"], status["last_error"]) == (
         "fake", ["python"], 0, None
@@ -100,7 +101,7 @@ def test_a_malformed_result_is_reported_and_the_server_stays_ready(make_client):
     client = ready(make_client("malformed"))
     error = call_error(lambda: client.definition("a.py", 1, 0, TIMEOUT))
     assert error.kind == "malformed" and str(error).startswith("textDocument/definition")
-    assert client.status()["last_error"] == str(error)
+    assert status_of(client)["last_error"] == str(error)
     assert call_error(lambda: client.references("a.py", 1, 0, TIMEOUT)).kind == "malformed"
     assert client.state == "ready"
     assert client.hover("a.py", 1, 0, TIMEOUT) == "**hover** text"
@@ -118,11 +119,11 @@ def test_a_request_that_gets_no_answer_times_out_and_is_cancelled(make_client):
 
 def test_three_timeouts_in_a_row_mean_a_hung_server(make_client):
     client = ready(make_client("hang-requests", hung_silence=0.3), 5.0)
-    pid = client.status()["pid"]
+    pid = status_of(client)["pid"]
     for _ in range(3):
         assert call_error(lambda: client.hover("a.py", 1, 0, 0.2)).kind == "timeout"
     assert client.state == "restarting"
-    assert "hung" in client.status()["last_error"]
+    assert "hung" in status_of(client)["last_error"]
     assert wait_until(lambda: not process_alive(pid))
 
 
@@ -148,7 +149,7 @@ def test_an_initialize_without_answer_counts_as_a_crash(make_client):
     client = make_client("hang", start_timeout=0.3)
     client.ensure_started()
     assert not client.wait_ready(5.0)
-    status = client.status()
+    status = status_of(client)
     assert status["state"] == "restarting" and "initialize got no answer within 0.3 s" in status["last_error"]
     assert status["pid"] is None
     with pytest.raises(ServerUnavailable, match=r"restarting after a crash \(next try in \d\.\d s\)"):
@@ -160,20 +161,20 @@ def test_a_crash_during_a_call_fails_it_and_keeps_the_stderr_tail(make_client):
     error = call_error(lambda: client.definition("a.py", 1, 0, 2.0))
     assert error.kind == "crashed" and "textDocument/definition" in str(error)
     assert wait_until(lambda: client.state == "restarting")
-    last_error = client.status()["last_error"]
+    last_error = status_of(client)["last_error"]
     assert "fake: boom on textDocument/definition" in last_error and "\n" not in last_error
 
 
 def test_a_server_killed_mid_request_fails_the_call_at_once(make_client):
     client = ready(make_client("hang-requests"))
-    pid = client.status()["pid"]
+    pid = status_of(client)["pid"]
     started = time.monotonic()
     # The call waits for an answer that never comes; the kill, not the 10 s timeout, must end it.
     threading.Timer(0.3, os.kill, (pid, signal.SIGKILL)).start()
     error = call_error(lambda: client.hover("a.py", 1, 0, 10.0))
     assert error.kind == "crashed" and time.monotonic() - started < 5.0
     assert wait_until(lambda: client.state == "restarting")
-    assert "killed by signal 9" in client.status()["last_error"]
+    assert "killed by signal 9" in status_of(client)["last_error"]
 
 
 def test_unparseable_output_is_a_crash(make_client):
@@ -181,7 +182,7 @@ def test_unparseable_output_is_a_crash(make_client):
     error = call_error(lambda: client.definition("a.py", 1, 0, 2.0))
     assert error.kind == "crashed" and "unparseable output" in str(error)
     assert wait_until(lambda: client.state == "restarting")
-    assert "unparseable output" in client.status()["last_error"]
+    assert "unparseable output" in status_of(client)["last_error"]
 
 
 def test_a_missing_binary_is_down_at_once(make_client, tmp_path):
@@ -189,7 +190,7 @@ def test_a_missing_binary_is_down_at_once(make_client, tmp_path):
     client.ensure_started()
     assert not client.wait_ready(5.0)
     assert client.state == "down"
-    assert client.status()["last_error"].startswith(f"cannot execute {tmp_path / 'no-such-server'}")
+    assert status_of(client)["last_error"].startswith(f"cannot execute {tmp_path / 'no-such-server'}")
     with pytest.raises(ServerUnavailable, match="^down: cannot execute"):
         client.definition("a.py", 1, 0, TIMEOUT)
 
@@ -200,14 +201,14 @@ def test_a_file_that_is_not_executable_is_down_at_once(make_client, tmp_path):
     client = make_client(spec=ServerSpec("script", str(script)))
     client.ensure_started()
     assert not client.wait_ready(5.0)
-    assert client.state == "down" and "Permission denied" in client.status()["last_error"]
+    assert client.state == "down" and "Permission denied" in status_of(client)["last_error"]
 
 
 def test_a_program_that_is_not_a_server_goes_down_after_three_crashes(make_client):
     client = make_client(spec=ServerSpec("true", "/bin/true"), backoff_base=0.01)
     # Each ensure_started after a backoff restarts it; it exits at once every time.
     assert wait_until(lambda: client.ensure_started() or client.state == "down")
-    status = client.status()
+    status = status_of(client)
     assert status["restarts"] == 2
     with pytest.raises(ServerUnavailable, match="^down after 3 crashes: "):
         client.hover("a.py", 1, 0, TIMEOUT)
@@ -245,8 +246,8 @@ def test_restarts_back_off_exponentially_then_give_up(make_client):
     assert client.state == "down"
     clock.now += 1000
     client.ensure_started()
-    assert client.state == "down" and client.status()["restarts"] == 2
-    assert "boom" in client.status()["last_error"]
+    assert client.state == "down" and status_of(client)["restarts"] == 2
+    assert "boom" in status_of(client)["last_error"]
 
 
 def test_crashes_older_than_the_window_are_forgotten(make_client):
@@ -257,16 +258,16 @@ def test_crashes_older_than_the_window_are_forgotten(make_client):
         with pytest.raises(ServerUnavailable, match=r"next try in 1\.0 s"):
             client.hover("a.py", 1, 0, TIMEOUT)
         clock.now += 301
-    assert client.state == "restarting" and client.status()["restarts"] == 3
+    assert client.state == "restarting" and status_of(client)["restarts"] == 3
 
 
 def test_a_restarted_server_is_usable_again(make_client, tmp_path):
     client = ready(make_client("hang-requests", backoff_base=0.01, hung_silence=0.1))
-    first_pid = client.status()["pid"]
+    first_pid = status_of(client)["pid"]
     for _ in range(3):
         call_error(lambda: client.hover("a.py", 1, 0, 0.2))
     assert wait_until(lambda: client.ensure_started() or client.state == "ready")
-    assert client.status()["pid"] != first_pid and client.status()["restarts"] == 1
+    assert status_of(client)["pid"] != first_pid and status_of(client)["restarts"] == 1
     assert client.request("fake/log", None, 2.0)["requests"] == [{"method": "fake/log", "params": None}]
 
 

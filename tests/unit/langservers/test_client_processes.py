@@ -10,6 +10,7 @@ import textwrap
 import threading
 
 import pytest
+from answers import status_of
 
 from rag_lsp.langservers.client import ServerUnavailable
 
@@ -18,9 +19,9 @@ from .lsp_helpers import FAKE_SERVER, process_alive, ready, wait_until
 
 def test_stop_shuts_the_server_down_and_is_idempotent(make_client):
     client = ready(make_client("ok"))
-    pid = client.status()["pid"]
+    pid = status_of(client)["pid"]
     client.stop()
-    assert client.state == "stopped" and client.status()["pid"] is None
+    assert client.state == "stopped" and status_of(client)["pid"] is None
     assert not process_alive(pid)
     client.stop()
     assert client.state == "stopped"
@@ -30,7 +31,7 @@ def test_stop_shuts_the_server_down_and_is_idempotent(make_client):
 
 def test_stop_kills_the_servers_children_too(make_client):
     client = ready(make_client("spawn-child"))
-    pid = client.status()["pid"]
+    pid = status_of(client)["pid"]
     child = client.request("fake/log", None, 2.0)["child_pid"]
     assert process_alive(child)
     client.stop()
@@ -40,12 +41,12 @@ def test_stop_kills_the_servers_children_too(make_client):
 
 def test_stop_of_a_server_that_ignores_shutdown_is_bounded(make_client):
     client = ready(make_client("hang-requests"))
-    pid = client.status()["pid"]
+    pid = status_of(client)["pid"]
     # hang-requests answers shutdown; a server stuck in initialize gets no polite shutdown at all.
     stuck = make_client("hang", start_timeout=5.0)
     stuck.ensure_started()
-    assert wait_until(lambda: stuck.status()["pid"] is not None)
-    stuck_pid = stuck.status()["pid"]
+    assert wait_until(lambda: status_of(stuck)["pid"] is not None)
+    stuck_pid = status_of(stuck)["pid"]
     threads = [threading.Thread(target=c.stop) for c in (client, stuck)]
     for thread in threads:
         thread.start()
@@ -59,9 +60,9 @@ def test_stop_of_a_server_that_ignores_shutdown_is_bounded(make_client):
 def test_a_server_exit_is_noticed_even_when_a_child_keeps_its_output_open(make_client):
     client = ready(make_client("spawn-child"))
     child = client.request("fake/log", None, 2.0)["child_pid"]
-    os.kill(client.status()["pid"], signal.SIGKILL)
+    os.kill(status_of(client)["pid"], signal.SIGKILL)
     assert wait_until(lambda: client.state == "restarting")
-    assert "killed by signal 9" in client.status()["last_error"]
+    assert "killed by signal 9" in status_of(client)["last_error"]
     assert wait_until(lambda: not process_alive(child), 2.0)
 
 
@@ -80,7 +81,7 @@ def test_servers_die_with_a_killed_rag_lsp(tmp_path):
         client.ensure_started()
         assert client.wait_ready(5.0)
         time.sleep(0.3)
-        print(client.status()["pid"], client.state, flush=True)
+        print(client.status().pid, client.state, flush=True)
         os.kill(os.getpid(), 9)
         """
     )

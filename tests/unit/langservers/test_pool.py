@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 import pytest
+from answers import status_of
 
 from rag_lsp.langservers.client import LanguageServerClient
 from rag_lsp.langservers.pool import ServerPool
@@ -62,18 +63,18 @@ def test_status_lists_every_planned_server_by_first_language(bin_dir, pools):
     pool = pools({**python_sep, "rust": {"enabled": False}})
     client = pool.client_for("python")
     ready(client)
-    by_language = {entry["languages"][0]: entry for entry in pool.status()}
+    by_language = {entry["languages"][0]: entry for entry in status_of(pool)}
     assert list(by_language) == ["c", "go", "javascript", "python", "rust"]
     assert by_language["c"]["languages"] == ["c", "cpp"] and by_language["c"]["state"] == "idle"
     assert by_language["go"]["server"] == "gopls" and by_language["go"]["last_error"] is None
-    assert by_language["python"] == client.status() and by_language["python"]["state"] == "ready"
+    assert by_language["python"] == status_of(client) and by_language["python"]["state"] == "ready"
     assert by_language["rust"]["state"] == "disabled" and by_language["rust"]["server"] == "rust-analyzer"
     assert by_language["javascript"]["state"] == "missing"
     # One missing server of three languages is one entry, as it would be one process.
     assert by_language["javascript"]["server"] == "typescript-language-server"
     assert by_language["javascript"]["languages"] == ["javascript", "typescript", "tsx"]
     assert by_language["javascript"]["last_error"].startswith("no javascript language server on PATH")
-    assert {frozenset(entry) for entry in pool.status()} == {frozenset(client.status())}
+    assert {frozenset(entry) for entry in status_of(pool)} == {frozenset(status_of(client))}
 
 
 def test_reconfigure_stops_only_clients_whose_server_changed(bin_dir, pools):
@@ -81,7 +82,7 @@ def test_reconfigure_stops_only_clients_whose_server_changed(bin_dir, pools):
     pool = pools({"python": fake_override()})
     python = ready(pool.client_for("python"))
     clangd = pool.client_for("c")
-    pid = python.status()["pid"]
+    pid = status_of(python)["pid"]
     pool.reconfigure({"python": fake_override()})
     assert pool.client_for("python") is python and python.state == "ready"
     pool.reconfigure({"python": fake_override("error")})
@@ -97,10 +98,10 @@ def test_reconfigure_stops_only_clients_whose_server_changed(bin_dir, pools):
 def test_stop_stops_every_client_and_no_more_are_made(bin_dir, pools):
     pool = pools({"python": fake_override(), "markdown": fake_override("error")}, backoff_base=0.01)
     python, markdown = ready(pool.client_for("python")), ready(pool.client_for("markdown"))
-    pids = [python.status()["pid"], markdown.status()["pid"]]
+    pids = [status_of(python)["pid"], status_of(markdown)["pid"]]
     pool.stop()
     assert python.state == markdown.state == "stopped"
-    assert [entry for entry in pool.status() if entry["state"] == "stopped"] == [markdown.status(), python.status()]
+    assert [entry for entry in status_of(pool) if entry["state"] == "stopped"] == [status_of(markdown), status_of(python)]
     assert not any(process_alive(pid) for pid in pids)
     assert isinstance(pool.client_for("python"), str)
 

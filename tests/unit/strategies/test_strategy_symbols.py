@@ -114,7 +114,7 @@ def test_a_symbol_provider_can_answer_instead_of_the_index(tmp_path):
     (ledger_post,) = [d for d in index.symbols.in_file("shop/ledger.py") if d.qualname == "Ledger.post"]
     # The server knows better: the method moved to api.py (the index has not seen the edit yet).
     provider = LanguageServer(replace(ledger_post, path="shop/api.py", start_line=4, end_line=5))
-    ctx = StrategyContext(index, parse_query("why does `Ledger.post` fail"), symbols=provider)
+    ctx = StrategyContext(index, parse_query("why does `Ledger.post` fail"), provider=provider)
     found = [f for f in symbols.run(ctx) if f.anchor == "Ledger.post"]
     assert {f.path for f in found} == {"shop/api.py"}
     # A server's definition counts more than a pattern's (0.85 against 0.8), and says where it came from.

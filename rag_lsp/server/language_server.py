@@ -1,0 +1,137 @@
+"""``RagServer``: the pygls server holding one ``Session`` and the threads that feed it.
+
+Threads: edits and file events run in order on one "writer" thread; queries
+run on pygls's thread pool after the writer has applied every edit that
+arrived before them (``run``); the initial indexing runs on its own thread and
+installs files in locked batches, so queries during indexing answer from what
+is indexed so far.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.language_server import lsp_method
+
+from rag_lsp import __version__
+from rag_lsp.server.progress import ProgressReporter
+from rag_lsp.workspace.session import Session
+
+log = logging.getLogger("rag_lsp.server")
+
+# Seconds between a burst of disk events and the lens refresh it triggers.
+LENS_REFRESH_DELAY = 0.5
+
+
+class _Protocol(LanguageServerProtocol):
+    """pygls's protocol with two repairs.
+
+    A request or notification without a ``params`` member is valid JSON-RPC
+    (Neovim sends ``ragLsp/status`` that way) but pygls cannot decode it, so
+    the member is added as null. A change to a document that is not open is
+    logged instead of raising.
+    """
+
+    def structure_message(self, data: dict):
+        if "jsonrpc" in data and "method" in data and "params" not in data:
+            data = {**data, "params": None}
+        return super().structure_message(data)
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams):
+        if params.text_document.uri not in self.workspace.text_documents:
+            log.warning("change ignored: document is not open: %s", params.text_document.uri)
+            return
+        yield from super().lsp_text_document__did_change(params)
+
+
+class RagServer(LanguageServer):
+    """A LanguageServer holding one ``Session`` and the threads that feed it."""
+
+    def __init__(self, cache_root: Path | None = None, use_cache: bool = True) -> None:
+        super().__init__("rag-lsp", __version__, protocol_cls=_Protocol)
+        self.session = Session(cache_root=cache_root, use_cache=use_cache, language_servers=True)
+        self.writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rag-lsp-writer")
+        self.indexer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rag-lsp-indexer")
+        self.encoding = "utf-16"
+        # The event loop pygls runs on, known from the first message; threads use it to talk to the client.
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self._lens_refresh: asyncio.TimerHandle | None = None
+
+    # Helpers used by handlers.
+
+    def write(self, work: Callable[..., Any], *args: Any) -> Future:
+        """Run a mutation on the writer thread, after every mutation submitted before it."""
+        future = self.writer.submit(work, *args)
+        future.add_done_callback(self._report_failure)
+        return future
+
+    @staticmethod
+    def _report_failure(future: Future) -> None:
+        if not future.cancelled() and future.exception() is not None:
+            log.error("update failed: %s", future.exception(), exc_info=future.exception())
+
+    async def after_writes(self) -> None:
+        """Wait until every edit received so far is applied (a query must see them)."""
+        await asyncio.wrap_future(self.writer.submit(lambda: None))
+
+    async def run(self, work: Callable[..., Any], *args: Any) -> Any:
+        """Answer a query off the event loop, once every edit received before it is applied."""
+        await self.after_writes()
+        return await asyncio.wrap_future(self.thread_pool.submit(work, *args))
+
+    def capability(self, *names: str) -> object:
+        """A nested client capability, or None when the client did not declare it."""
+        value: object = self.client_capabilities
+        for name in names:
+            value = getattr(value, name, None)
+            if value is None:
+                return None
+        return value
+
+    def schedule_lens_refresh(self) -> None:
+        """Ask the client to re-request lenses soon (debounced), if it supports that."""
+        if not self.capability("workspace", "code_lens", "refresh_support") or self.loop is None:
+            return
+        if self._lens_refresh is not None:
+            self._lens_refresh.cancel()
+        self._lens_refresh = self.loop.call_later(LENS_REFRESH_DELAY,
+                                                  lambda: self.workspace_code_lens_refresh(None))
+
+    def start_indexing(self, roots: list[Path] | None = None) -> None:
+        """Index roots in the background with work-done progress when the client shows it."""
+        token = str(uuid.uuid4()) if self.capability("window", "work_done_progress") else None
+        loop = self.loop
+        assert loop is not None, "indexing starts after initialize"
+
+        def run() -> None:
+            reporter = ProgressReporter(self, token, loop)
+            try:
+                for stats in self.session.index_roots(roots, reporter.report):
+                    log.info("indexed %s: %d files, %d chunks in %.0f ms", stats.root, stats.files, stats.chunks,
+                             stats.elapsed_ms)
+                    for warning in stats.warnings:
+                        log.warning("%s", warning)
+            finally:
+                reporter.end()
+                loop.call_soon_threadsafe(self.schedule_lens_refresh)
+
+        if token:
+            self.work_done_progress.create(token, callback=lambda *_: self.indexer.submit(run))
+        else:
+            self.indexer.submit(run)
+
+    def shutdown_threads(self) -> None:
+        self.writer.shutdown(wait=True, cancel_futures=True)
+        self.indexer.shutdown(wait=False, cancel_futures=True)
+        for root in list(self.session.roots):
+            self.session.remove_root(root)

@@ -1,0 +1,220 @@
+"""Typed answers to the JSON documented in docs/protocol.md: the one place the wire format is made.
+
+The language server and the command line both encode here, so a field is
+added or renamed in one place and ``tests/integration/test_protocol_doc.py``
+checks it against the document. Nothing here imports pygls: the command line
+uses it without loading the protocol stack, and the server passes the one
+protocol-specific thing, how a path becomes a URI, as ``uri``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from rag_lsp.completion.snippets import CompletionAnswer
+from rag_lsp.features.lenses import UsageCounts
+from rag_lsp.features.lookup import LookupAnswer
+from rag_lsp.features.status import Status
+from rag_lsp.index.root_index import IndexStats
+from rag_lsp.index.symbol_provider import ServerNote
+from rag_lsp.langservers.spec import ServerStatus
+from rag_lsp.retrieval.answer import ContextAnswer, ContextItem, IndexSummary
+from rag_lsp.workspace.settings import Settings, camel_case
+
+Json = dict[str, Any]
+# How a file becomes a URI: the server's (pygls's) conversion.
+ToUri = Callable[[Path], str]
+
+
+def context_json(answer: ContextAnswer, uri: ToUri | None = None, content: bool = True) -> Json:
+    """``rag-lsp context --json``; with ``uri`` (the server) each item also names its root and URI, and
+    without ``content`` (``verbosity: "locations"``) items carry no text."""
+    result: Json = {
+        "items": [_item(item, uri, content) for item in answer.items],
+        "elapsed_ms": answer.elapsed_ms,
+        "truncated": answer.truncated,
+        "index": _index(answer.index),
+        "query": {"terms": list(answer.terms), "names": list(answer.names)},
+        "tokens": answer.tokens,
+        "budget_tokens": answer.budget_tokens,
+        "token_count": answer.token_count,
+        "strategies_run": list(answer.strategies_run),
+        "strategies_skipped": [{"strategy": name, "reason": reason} for name, reason in answer.strategies_skipped],
+        "language_servers": [server_note_json(note) for note in answer.language_servers],
+    }
+    if answer.warnings:
+        result["warnings"] = list(answer.warnings)
+    if answer.indexing is not None:
+        result["indexing"] = {"done": answer.indexing.done, "total": answer.indexing.total}
+    return result
+
+
+def _item(item: ContextItem, uri: ToUri | None, content: bool) -> Json:
+    encoded: Json = {
+        "path": item.path,
+        "start_line": item.start_line,
+        "end_line": item.end_line,
+        "symbol": item.symbol,
+        "qualname": item.qualname,
+        "kind": item.kind,
+        "language": item.language,
+        "score": item.score,
+        "why": list(item.why),
+        "strategies": list(item.strategies),
+        "sources": list(item.sources),
+        "content": item.content,
+        "tokens": item.tokens,
+    }
+    if not content:
+        del encoded["content"]
+    if uri is not None:
+        encoded.update(root=item.root, uri=uri(Path(item.root) / item.path))
+    return encoded
+
+
+def _index(summaries: tuple[IndexSummary, ...]) -> Json:
+    """One root's index as an object; several roots as their list with the totals."""
+    if len(summaries) == 1:
+        return _summary(summaries[0])
+    return {"roots": [_summary(s) for s in summaries], "files": sum(s.files for s in summaries),
+            "chunks": sum(s.chunks for s in summaries)}
+
+
+def _summary(summary: IndexSummary) -> Json:
+    encoded: Json = {"root": summary.root, "files": summary.files, "chunks": summary.chunks}
+    if summary.skipped is not None:
+        encoded.update(skipped=dict(sorted(summary.skipped.items())), parse_errors=summary.parse_errors,
+                       indexing_ms=summary.indexing_ms)
+    return encoded
+
+
+def server_note_json(note: ServerNote) -> Json:
+    return {"server": note.server, "languages": list(note.languages), "state": note.state, "calls": note.calls,
+            "answered": note.answered, "remembered": note.remembered, "skipped": note.skipped}
+
+
+def server_status_json(status: ServerStatus) -> Json:
+    return {"server": status.server, "command": status.command, "languages": list(status.languages),
+            "state": status.state, "version": status.version, "pid": status.pid, "restarts": status.restarts,
+            "last_error": status.last_error}
+
+
+def lookup_json(answer: LookupAnswer, uri: ToUri | None = None) -> Json:
+    items = []
+    for item in answer.items:
+        encoded: Json = {"path": item.path, "start_line": item.start_line, "end_line": item.end_line,
+                         "name": item.name, "qualname": item.qualname, "kind": item.kind, "source": item.source}
+        if item.hover is not None:
+            encoded["hover"] = item.hover
+        encoded["root"] = item.root
+        if uri is not None:
+            encoded["uri"] = uri(Path(item.root) / item.path)
+        items.append(encoded)
+    result: Json = {"symbol": answer.symbol, "what": answer.what, "items": items,
+                    "language_servers": [server_note_json(note) for note in answer.language_servers]}
+    if answer.unanswered is not None:
+        result["unanswered"] = answer.unanswered
+    return result
+
+
+def index_stats_json(stats: IndexStats) -> Json:
+    """``rag-lsp index --json``: one root's statistics after a refresh."""
+    return {
+        "root": stats.root,
+        "files": stats.files,
+        "chunks": stats.chunks,
+        "definitions": stats.definitions,
+        "languages": dict(sorted(stats.languages.items())),
+        "skipped": dict(sorted(stats.skipped.items())),
+        "skip_examples": dict(sorted(stats.skip_examples.items())),
+        "parse_errors": stats.parse_errors,
+        "parse_error_examples": stats.parse_error_examples,
+        "parsed": stats.parsed,
+        "reused": stats.reused,
+        "removed": stats.removed,
+        "elapsed_ms": round(stats.elapsed_ms, 1),
+        "cache": stats.cache,
+        "warnings": stats.warnings,
+    }
+
+
+def settings_json(settings: Settings) -> Json:
+    """The settings in force, keyed as editors write them (camelCase)."""
+    return {
+        "budgetTokens": settings.budget_tokens,
+        "topK": settings.top_k,
+        "ignore": list(settings.ignore),
+        "languages": dict(settings.languages),
+        "cacheDir": settings.cache_dir,
+        "maxFileBytes": settings.max_file_bytes,
+        "languageServers": {language: {camel_case(key): value for key, value in server.items()}
+                            for language, server in settings.language_servers.items()},
+        "languageServerTimeoutMs": settings.language_server_timeout_ms,
+        "languageServerCalls": settings.language_server_calls,
+        "languageServerBudgetMs": settings.language_server_budget_ms,
+    }
+
+
+def status_json(status: Status) -> Json:
+    roots = []
+    for root in status.roots:
+        encoded = index_stats_json(root.stats)
+        encoded["settings"] = settings_json(root.settings)
+        encoded["settings_warnings"] = list(root.settings_warnings)
+        encoded["language_servers"] = [server_status_json(server) for server in root.language_servers]
+        roots.append(encoded)
+    return {
+        "version": status.version,
+        "roots": roots,
+        "files": status.files,
+        "chunks": status.chunks,
+        "open_documents": status.open_documents,
+        "indexing": {"done": status.indexing.done, "total": status.indexing.total,
+                     "running": status.indexing.running},
+        "language_servers": [server_status_json(server) for server in status.language_servers],
+    }
+
+
+def usage_json(counts: UsageCounts) -> Json:
+    return {"references": counts.references, "tests": counts.tests, "found": counts.found,
+            "start_line": counts.start_line, "source": counts.source}
+
+
+def completion_json(answer: CompletionAnswer, uri: ToUri | None = None) -> Json:
+    """``ragLsp/completionContext`` and ``rag-lsp completion-context --json``."""
+    snippets = []
+    for snippet in answer.snippets:
+        location = uri(Path(answer.root) / snippet.path) if uri is not None and answer.root else \
+            (Path(answer.root) / snippet.path).as_uri() if answer.root else None
+        snippets.append({
+            "uri": location,
+            "path": snippet.path,
+            "start_line": snippet.start_line,
+            "end_line": snippet.end_line,
+            "symbol": snippet.symbol,
+            "qualname": snippet.qualname,
+            "kind": snippet.kind,
+            "language": snippet.language,
+            "source": snippet.source,
+            "score": snippet.score,
+            "why": list(snippet.why),
+            "content": snippet.content,
+            "tokens": snippet.tokens,
+        })
+    result: Json = {
+        "root": answer.root,
+        "snippets": snippets,
+        "prompt": answer.prompt,
+        "tokens": answer.tokens,
+        "budget_tokens": answer.budget_tokens,
+        "omitted": answer.omitted,
+        "truncated": answer.truncated,
+        "token_count": answer.token_count,
+        "elapsed_ms": answer.elapsed_ms,
+        "cached": answer.cached,
+    }
+    if answer.warnings:
+        result["warnings"] = list(answer.warnings)
+    return result
