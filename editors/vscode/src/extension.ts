@@ -50,6 +50,7 @@ import {
   contextToolResult,
   fileCandidates,
   invocationMessage,
+  noSuchFile,
   symbolToolParams,
 } from "./pure/tools";
 import {
@@ -278,7 +279,7 @@ function registerTools(rag: RagServer): vscode.Disposable[] {
       const candidates = fileCandidates(file, folders);
       if (!candidates.ok) return [candidates.error];
       const found = await firstFile(candidates.value);
-      if (!found) return [`${TOOL_COMPLETION}: no such file: ${candidates.value.join(" or ")}. Give the file's absolute path.`];
+      if (!found) return [noSuchFile(file, candidates.value)];
       const document = await vscode.workspace.openTextDocument(found);
       const position = completionPosition(found.fsPath, document.lineCount, (n) => document.lineAt(n).text, line, column);
       if (!position.ok) return [position.error];

@@ -68,6 +68,12 @@ test("a file is a URI, an absolute path, or a path under each workspace folder",
   assert.match(error(tools.fileCandidates("untitled://x/a.py", ["/w"])), /must be a path or a file:\/\/ URI/);
 });
 
+test("a missing file's answer names the paths tried", () => {
+  assert.equal(tools.noSuchFile("/w/a.py", ["/w/a.py"]), "rag_lsp_completion_context: no such file: /w/a.py.");
+  assert.equal(tools.noSuchFile("a.py", ["/w/a.py", "/v/a.py"]),
+    "rag_lsp_completion_context: no such file: /w/a.py or /v/a.py (under each workspace folder); give the file's absolute path.");
+});
+
 test("a 1-based line and code-point column become an LSP position in UTF-16 units", () => {
   const lines = ["def f():", "    s = 'é😀x'", ""];
   const at = (line, column) => tools.completionPosition("/w/a.py", lines.length, (n) => lines[n], line, column);

@@ -214,6 +214,12 @@ export function fileCandidates(file: string, folders: readonly string[]): Checke
   return { ok: true, value: folders.map((folder) => path.join(folder, file)) };
 }
 
+/** The answer when none of the candidates is a file; a relative path gets a hint to give an absolute one. */
+export function noSuchFile(file: string, candidates: readonly string[]): string {
+  const hint = path.isAbsolute(file) || file.startsWith("file://") ? "" : " (under each workspace folder); give the file's absolute path";
+  return `${TOOL_COMPLETION}: no such file: ${candidates.join(" or ")}${hint}.`;
+}
+
 /**
  * The LSP position (0-based line, UTF-16 character) of a 1-based line and code-point column; a line or column
  * past the end is an error that says how long the file or the line is.
