@@ -215,7 +215,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<RagLsp
     vscode.workspace.onDidChangeConfiguration((event) => rag.configurationChanged(event)),
     vscode.workspace.onDidSaveTextDocument(() => rag.scheduleStatus(1000)),
     { dispose: () => void rag.stop() },
-    ...registerTools(rag),
+    ...registerTools(rag, output),
   );
 
   void rag.start();
@@ -244,7 +244,13 @@ export async function deactivate(): Promise<void> {
  * symbol, and the completion context at a position, each answered by the running server. Bad input gets a
  * text answer that says what to fix; a server that cannot answer is an error, as VS Code expects.
  */
-function registerTools(rag: RagServer): vscode.Disposable[] {
+function registerTools(rag: RagServer, output: vscode.LogOutputChannel): vscode.Disposable[] {
+  // Editors built on VS Code may report a new enough API version without the language-model API: the rest of
+  // the extension works there, without the tools.
+  if (typeof vscode.lm?.registerTool !== "function") {
+    output.appendLine(`this editor (VS Code API ${vscode.version}) has no vscode.lm.registerTool: the language-model tools are off`);
+    return [];
+  }
   const configured = () => serverSettings((key) => vscode.workspace.getConfiguration(SECTION).get(key)).budgetTokens as number;
   const register = (
     name: string,
