@@ -383,7 +383,9 @@ async function main() {
     log(`screenshot: ${shot}${args.screenshot ? ` (copied to ${args.screenshot})` : ""}`);
 
     // 3b. The language-model tools, called through VS Code's tool service as an agent would (the probe
-    //     extension runs `vscode.lm.invokeTool`): listed in `vscode.lm.tools`, each answers with the places.
+    //     extension runs `vscode.lm.invokeTool`). `vscode.lm.tools` lists what the manifest contributes even
+    //     when nothing is registered; the calls are what fail ("does not have an implementation registered")
+    //     when `vscode.lm.registerTool` was not called.
     await palette(page, "RAG e2e: Invoke the rag_lsp tools");
     for (let i = 0; !fs.existsSync(probeResult); i++) {
       need(i < 150, "the probe wrote no result within 30 s");
