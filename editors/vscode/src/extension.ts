@@ -1,5 +1,6 @@
 // The VS Code side of rag_lsp: starts `rag-lsp serve` with vscode-languageclient, shows the index status, runs
-// the RAG commands, renders answers as Markdown documents, and exports an API for other extensions.
+// the RAG commands, renders answers as Markdown documents, registers language-model tools for agents, and
+// exports an API for other extensions.
 // Everything that does not need `vscode` lives in ./pure (tested with `node --test`).
 
 import * as vscode from "vscode";
@@ -11,7 +12,14 @@ import {
   ServerOptions,
   State,
 } from "vscode-languageclient/node";
-import { CompletionOptions, CompletionSupport, ContextOptions, contextParams, requestCompletionContext } from "./pure/params";
+import {
+  COMPLETION_BUDGET_TOKENS,
+  CompletionOptions,
+  CompletionSupport,
+  ContextOptions,
+  contextParams,
+  requestCompletionContext,
+} from "./pure/params";
 import {
   CompletionContext,
   ContextResult,
@@ -28,6 +36,23 @@ import {
   renderStatusDocument,
   statusBarText,
 } from "./pure/render";
+import {
+  TOOL_COMPLETION,
+  TOOL_CONTEXT,
+  TOOL_SYMBOL,
+  budgetFor,
+  checkCompletionInput,
+  checkContextInput,
+  checkSymbolInput,
+  completionPosition,
+  completionToolResult,
+  contextToolParams,
+  contextToolResult,
+  fileCandidates,
+  invocationMessage,
+  noSuchFile,
+  symbolToolParams,
+} from "./pure/tools";
 import {
   INSTALL_COMMAND,
   LAUNCH_SETTING_KEYS,
@@ -190,6 +215,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<RagLsp
     vscode.workspace.onDidChangeConfiguration((event) => rag.configurationChanged(event)),
     vscode.workspace.onDidSaveTextDocument(() => rag.scheduleStatus(1000)),
     { dispose: () => void rag.stop() },
+    ...registerTools(rag, output),
   );
 
   void rag.start();
@@ -211,6 +237,80 @@ export async function activate(context: vscode.ExtensionContext): Promise<RagLsp
 
 export async function deactivate(): Promise<void> {
   await server?.stop();
+}
+
+/**
+ * The language-model tools (package.json `languageModelTools`) for agents and other extensions: a question, a
+ * symbol, and the completion context at a position, each answered by the running server. Bad input gets a
+ * text answer that says what to fix; a server that cannot answer is an error, as VS Code expects.
+ */
+function registerTools(rag: RagServer, output: vscode.LogOutputChannel): vscode.Disposable[] {
+  // Editors built on VS Code may report a new enough API version without the language-model API: the rest of
+  // the extension works there, without the tools.
+  if (typeof vscode.lm?.registerTool !== "function") {
+    output.appendLine(`this editor (VS Code API ${vscode.version}) has no vscode.lm.registerTool: the language-model tools are off`);
+    return [];
+  }
+  const configured = () => serverSettings((key) => vscode.workspace.getConfiguration(SECTION).get(key)).budgetTokens as number;
+  const register = (
+    name: string,
+    answer: (input: unknown, options: vscode.LanguageModelToolInvocationOptions<unknown>, token: vscode.CancellationToken) => Promise<string[]>,
+  ) =>
+    vscode.lm.registerTool<unknown>(name, {
+      prepareInvocation: (options) => ({ invocationMessage: invocationMessage(name, options.input) }),
+      invoke: async (options, token) =>
+        new vscode.LanguageModelToolResult((await answer(options.input, options, token)).map((text) => new vscode.LanguageModelTextPart(text))),
+    });
+
+  return [
+    register(TOOL_CONTEXT, async (input, options, token) => {
+      const checked = checkContextInput(input);
+      if (!checked.ok) return [checked.error];
+      const budget = budgetFor(checked.value.budgetTokens, configured(), options.tokenizationOptions?.tokenBudget);
+      const result = await rag.request<ContextResult>(METHOD_CONTEXT, contextToolParams(checked.value, budget), token);
+      return contextToolResult(result, checked.value.query);
+    }),
+    register(TOOL_SYMBOL, async (input, options, token) => {
+      const checked = checkSymbolInput(input);
+      if (!checked.ok) return [checked.error];
+      const budget = budgetFor(checked.value.budgetTokens, configured(), options.tokenizationOptions?.tokenBudget);
+      const result = await rag.request<ContextResult>(METHOD_CONTEXT, symbolToolParams(checked.value, budget), token);
+      return contextToolResult(result, `Context for \`${checked.value.symbol}\``);
+    }),
+    register(TOOL_COMPLETION, async (input, options, token) => {
+      const checked = checkCompletionInput(input);
+      if (!checked.ok) return [checked.error];
+      const { file, line, column, maxSnippets } = checked.value;
+      const folders = (vscode.workspace.workspaceFolders ?? []).map((folder) => folder.uri.fsPath);
+      const candidates = fileCandidates(file, folders);
+      if (!candidates.ok) return [candidates.error];
+      const found = await firstFile(candidates.value);
+      if (!found) return [noSuchFile(file, candidates.value)];
+      const document = await vscode.workspace.openTextDocument(found);
+      const position = completionPosition(found.fsPath, document.lineCount, (n) => document.lineAt(n).text, line, column);
+      if (!position.ok) return [position.error];
+      const budgetTokens = budgetFor(checked.value.budgetTokens, COMPLETION_BUDGET_TOKENS, options.tokenizationOptions?.tokenBudget);
+      const send = (method: string, params: unknown) => rag.request<unknown>(method, params, token);
+      const context = await requestCompletionContext(send, rag.completionSupport, document.uri.toString(), position.value, {
+        budgetTokens,
+        maxSnippets,
+      });
+      return completionToolResult(context, `${found.fsPath}:${line}:${column}`);
+    }),
+  ];
+}
+
+/** The first of `paths` that is a file, as a URI. */
+async function firstFile(paths: string[]): Promise<vscode.Uri | undefined> {
+  for (const candidate of paths) {
+    const uri = vscode.Uri.file(candidate);
+    try {
+      if ((await vscode.workspace.fs.stat(uri)).type & vscode.FileType.File) return uri;
+    } catch {
+      // Not there: try the next folder.
+    }
+  }
+  return undefined;
 }
 
 /** The language client, its start-up checks, the status bar item, and settings sent to the server. */

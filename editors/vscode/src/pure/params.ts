@@ -117,17 +117,23 @@ export async function requestCompletionContext(
 export function normalizeCompletion(answer: unknown, source: string): CompletionContext {
   const raw = (answer ?? {}) as Record<string, unknown>;
   const list = (Array.isArray(raw.snippets) ? raw.snippets : Array.isArray(raw.items) ? raw.items : []) as ContextItem[];
-  const snippets: CompletionSnippet[] = list.map((item) => ({
-    uri: item.uri ?? null,
-    path: item.path,
-    start_line: item.start_line,
-    end_line: item.end_line,
-    symbol: item.symbol ?? null,
-    kind: item.kind,
-    content: item.content ?? "",
-    tokens: item.tokens ?? 0,
-    why: Array.isArray(item.why) ? item.why : [],
-  }));
+  const snippets: CompletionSnippet[] = list.map((item) => {
+    const snippet: CompletionSnippet = {
+      uri: item.uri ?? null,
+      path: item.path,
+      start_line: item.start_line,
+      end_line: item.end_line,
+      symbol: item.symbol ?? null,
+      kind: item.kind,
+      content: item.content ?? "",
+      tokens: item.tokens ?? 0,
+      why: Array.isArray(item.why) ? item.why : [],
+    };
+    if (item.qualname !== undefined) snippet.qualname = item.qualname;
+    if (typeof item.language === "string") snippet.language = item.language;
+    if (typeof item.score === "number") snippet.score = item.score;
+    return snippet;
+  });
   const prompt = typeof raw.prompt === "string" ? raw.prompt : completionPrompt(snippets);
   return {
     snippets,

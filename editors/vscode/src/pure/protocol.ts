@@ -90,6 +90,10 @@ export interface CompletionSnippet {
   content: string;
   tokens: number;
   why: string[];
+  /** Passed on when the answer has them (both requests send them today; older servers may not). */
+  qualname?: string | null;
+  language?: string;
+  score?: number;
 }
 
 /** What `getCompletionContext` returns, whichever request answered. */
