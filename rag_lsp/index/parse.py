@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from tree_sitter import Node, Parser, QueryCursor, Tree
+from tree_sitter import Node, Parser, Tree
 
 from rag_lsp import languages
 from rag_lsp.index.chunk import (
@@ -125,7 +125,7 @@ class _Extractor:
             return
         raw: dict[tuple[int, int, str], _RawDefinition] = {}
         references: set[tuple[str, int, str]] = set()
-        for _, captures in QueryCursor(query).matches(root):
+        for _, captures in languages.query_matches(query, root):
             names = captures.get("name")
             if not names:
                 continue
@@ -218,7 +218,7 @@ class _Extractor:
         if query is None:
             return
         grouped: dict[tuple[int, str], tuple[int, set[str], set[tuple[str, str]]]] = {}
-        for _, captures in QueryCursor(query).matches(root):
+        for _, captures in languages.query_matches(query, root):
             statements, modules = captures.get("import"), captures.get("import.module")
             if not statements or not modules:
                 continue
