@@ -33,7 +33,8 @@ from rag_lsp.index.chunk import (
     chunk_headings,
     chunk_lines,
 )
-from rag_lsp.model import Definition, Import, ParsedFile, Reference
+from rag_lsp.index.nesting import FoundDefinition, resolve
+from rag_lsp.model import Import, ParsedFile, Reference
 
 # Signatures repeated at the head of split chunks are capped at this many lines.
 MAX_SIGNATURE_LINES = 5
@@ -141,45 +142,24 @@ class _Extractor:
                     ))
                 elif capture.startswith("reference."):
                     references.add((name, names[0].start_point[0] + 1, capture.removeprefix("reference.")))
-        self._definitions(sorted(raw.values(), key=lambda d: (d.node.start_byte, -d.node.end_byte)))
+        self._definitions(list(raw.values()))
         self.parsed.references = [
             Reference(name, self.parsed.path, line, kind) for name, line, kind in sorted(references, key=_ref_key)
         ]
 
     def _definitions(self, raw: list[_RawDefinition]) -> None:
-        """Resolve containers by nesting and record definitions and chunk spans."""
-        stack: list[tuple[_RawDefinition, Definition]] = []
+        """Record definitions (owners resolved by nesting) and their chunk spans."""
+        found = []
         for item in raw:
-            while stack and stack[-1][0].node.end_byte <= item.node.start_byte:
-                stack.pop()
-            # Definitions captured on the very same node are siblings, not owner and member.
-            same = (item.node.start_byte, item.node.end_byte)
-            owners = [d for raw_def, d in stack if (raw_def.node.start_byte, raw_def.node.end_byte) != same]
-            parent = owners[-1] if owners else None
-            if item.container:
-                # An explicit owner (Go receiver, C++ ``Foo::bar``) is a type,
-                # qualified by whatever encloses the definition (a namespace).
-                container = f"{parent.qualname}.{item.container}" if parent else item.container
-                container_kind = "class"
-            else:
-                container = parent.qualname if parent else None
-                container_kind = parent.kind if parent else None
-            kind = item.kind
-            if kind == "function" and container_kind in self.spec.method_owners:
-                kind = "method"
-            qualname = f"{container}.{item.name}" if container else item.name
             start_node = self._extended_start(item.node)
-            start_line = start_node.start_point[0] + 1
-            end_line = _end_line(item.node)
-            definition = Definition(
-                name=item.name, qualname=qualname, kind=kind, path=self.parsed.path,
-                start_line=start_line, end_line=end_line,
-                start_byte=start_node.start_byte, end_byte=item.node.end_byte, container=container,
-            )
-            self.parsed.definitions.append(definition)
-            if kind in CHUNK_KINDS:
-                self.spans.append(Span(start_line, end_line, item.name, qualname, kind, self._signature(item.node)))
-            stack.append((item, definition))
+            found.append(FoundDefinition(
+                name=item.name, kind=item.kind, container=item.container,
+                extent=(item.node.start_byte, item.node.end_byte),
+                start_line=start_node.start_point[0] + 1, end_line=_end_line(item.node),
+                start_byte=start_node.start_byte, end_byte=item.node.end_byte,
+                signature=self._signature(item.node) if item.kind in CHUNK_KINDS else "",
+            ))
+        self.parsed.definitions, self.spans = resolve(self.parsed.path, self.spec, found)
 
     def _extended_start(self, node: Node) -> Node:
         """The node where a definition's chunk starts: wrappers, then attached comments."""
