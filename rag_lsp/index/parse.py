@@ -1,7 +1,8 @@
 """Parse one file into definitions, references, imports and chunks.
 
 Per-language knowledge lives in the ``queries/<language>/{tags,imports}.scm``
-files; this module only interprets their captures:
+files (languages without a grammar: ``data/declarations.toml``, read by
+``declarations.py``); this module only interprets their captures:
 
 - ``@definition.<kind>`` on a definition node, with ``@name`` on its name and
   optionally ``@container`` naming its owner when the owner is not an
@@ -33,6 +34,7 @@ from rag_lsp.index.chunk import (
     chunk_headings,
     chunk_lines,
 )
+from rag_lsp.index.declarations import parse_declarations
 from rag_lsp.index.nesting import FoundDefinition, resolve
 from rag_lsp.model import Import, ParsedFile, Reference
 
@@ -71,6 +73,8 @@ def parse_file(path: str, text: str, *, language: str | None = None, data: bytes
     try:
         if spec.chunker == "tree" and spec.has_grammar:
             _parse_with_tree(parsed, ctx, text.encode("utf-8"), tree)
+        elif spec.chunker == "declarations":
+            parsed.definitions, parsed.chunks = parse_declarations(ctx)
         elif spec.chunker == "headings":
             parsed.chunks = chunk_headings(ctx)
         else:

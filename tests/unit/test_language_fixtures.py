@@ -1,10 +1,12 @@
-"""Every language with tree-sitter queries yields the known symbols of its fixture.
+"""Every language with tree-sitter queries or declaration patterns yields the known symbols of its fixture.
 
 A fixture is ``tests/fixtures/languages/<language>/`` holding one source file
 and ``expected.json``: definitions as ``[qualname, kind, start_line]``,
 references as ``[name, line]``, imports as ``[module, [names]]`` and chunks as
-``[qualname, kind, start_line, end_line]``. Each listed item must be found;
-the parser may find more.
+``[qualname, kind, start_line, end_line]``. For query languages each listed
+item must be found and the parser may find more; the declaration patterns
+(languages without a grammar, no references or imports) must find exactly
+the listed definitions, since their risk is matching what is no declaration.
 """
 
 import json
@@ -16,6 +18,7 @@ import pytest
 from tree_sitter import Query
 
 from rag_lsp import languages
+from rag_lsp.index.declarations import all_rules
 from rag_lsp.index.parse import parse_file, parse_tree
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "languages"
@@ -24,6 +27,9 @@ QUERY_DIRS = [entry for entry in resources.files("rag_lsp").joinpath("queries").
 QUERY_LANGUAGES = sorted(entry.name for entry in QUERY_DIRS if not entry.name.startswith("_"))
 FRAGMENTS = sorted(entry.name for entry in QUERY_DIRS if entry.name.startswith("_"))
 REQUIRED = {"python", "javascript", "typescript", "tsx", "go", "rust", "java", "c", "cpp", "ruby"}
+DECLARATION_LANGUAGES = sorted(all_rules())
+DECLARATIONS_REQUIRED = {"swift", "kotlin", "php", "csharp", "scala", "lua", "elixir", "haskell", "zig", "shell"}
+FIXTURE_LANGUAGES = QUERY_LANGUAGES + DECLARATION_LANGUAGES
 
 
 def load(language: str):
@@ -37,8 +43,14 @@ def test_required_languages_have_queries():
     assert REQUIRED <= set(QUERY_LANGUAGES)
 
 
-@pytest.mark.parametrize("language", QUERY_LANGUAGES)
-def test_every_query_language_has_a_fixture(language):
+def test_required_languages_have_declaration_patterns():
+    assert DECLARATIONS_REQUIRED <= set(DECLARATION_LANGUAGES)
+    for language in DECLARATION_LANGUAGES:
+        assert languages.spec(language).chunker == "declarations", language
+
+
+@pytest.mark.parametrize("language", FIXTURE_LANGUAGES)
+def test_every_language_with_patterns_has_a_fixture(language):
     assert (FIXTURES / language / "expected.json").is_file(), f"no fixture for {language}"
 
 
@@ -49,14 +61,14 @@ def test_queries_compile(language):
             assert languages.ts_query(language, kind) is not None
 
 
-@pytest.mark.parametrize("language", QUERY_LANGUAGES)
+@pytest.mark.parametrize("language", FIXTURE_LANGUAGES)
 def test_fixture_detected_as_language(language):
     expected, parsed = load(language)
     assert parsed.language == language
     assert parsed.error is None
 
 
-@pytest.mark.parametrize("language", QUERY_LANGUAGES)
+@pytest.mark.parametrize("language", FIXTURE_LANGUAGES)
 def test_definitions(language):
     expected, parsed = load(language)
     found = {(d.qualname, d.kind, d.start_line) for d in parsed.definitions}
@@ -88,12 +100,30 @@ def test_imports(language):
     assert not missing, f"missing {missing}; found {sorted(found)}"
 
 
-@pytest.mark.parametrize("language", QUERY_LANGUAGES)
+@pytest.mark.parametrize("language", FIXTURE_LANGUAGES)
 def test_chunks(language):
     expected, parsed = load(language)
     found = {(c.qualname, c.kind, c.start_line, c.end_line) for c in parsed.chunks}
     missing = [tuple(item) for item in expected["chunks"] if tuple(item) not in found]
     assert not missing, f"missing {missing}; found {sorted(found, key=lambda f: f[2])}"
+
+
+@pytest.mark.parametrize("language", DECLARATION_LANGUAGES)
+def test_declaration_patterns_find_nothing_else(language):
+    expected, parsed = load(language)
+    found = sorted((d.qualname, d.kind, d.start_line) for d in parsed.definitions)
+    assert found == sorted(tuple(item) for item in expected["definitions"])
+
+
+@pytest.mark.parametrize("language", DECLARATION_LANGUAGES)
+def test_every_declaration_pattern_matches_its_fixture(language):
+    """A pattern no line of the fixture declares with is untested: a wrong one would go unnoticed."""
+    expected = json.loads((FIXTURES / language / "expected.json").read_text())
+    rules = all_rules()[language]
+    lines = (FIXTURES / language / expected["file"]).read_text().splitlines()
+    used = {id(found.pattern) for line in lines if (found := rules.declaration(line.strip()))}
+    unused = [pattern.regex.pattern for pattern in rules.patterns if id(pattern) not in used]
+    assert not unused, f"patterns without a declaration in the fixture: {unused}"
 
 
 def test_inherited_queries_include_the_parent_patterns():
