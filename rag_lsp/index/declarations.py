@@ -40,8 +40,6 @@ from rag_lsp.model import Chunk, Definition
 
 # Declarations name what they declare early in the line; the rest is not read.
 MAX_LINE_CHARS = 400
-# A doc block above a declaration is looked for this many lines up at most.
-MAX_BLOCK_LINES = 200
 _TAB_WIDTH = 4
 # Lines that continue an expression (`).ToList();` after a string that ended at column 0):
 # however little indented, they end no definition. A language may add its own.
@@ -50,6 +48,8 @@ _CONTINUATIONS = r"[)\]]"
 
 @dataclass(frozen=True, slots=True)
 class Pattern:
+    """One entry of a language's ``declarations``."""
+
     kind: str
     regex: re.Pattern[str]
     member_only: bool = False
