@@ -1,7 +1,8 @@
 """Language registry: which language a path is, and its tree-sitter grammar and queries.
 
 All per-language facts live in ``rag_lsp/data/languages.toml`` and the
-``rag_lsp/queries/<language>/*.scm`` files; this module only loads them.
+``rag_lsp/queries/<language>/*.scm`` files; this module only loads them (and
+evaluates the two query predicates tree-sitter leaves to its caller).
 Grammars and queries are loaded lazily and cached, because loading all of
 them costs tens of milliseconds that a one-language workspace should not pay.
 """
@@ -14,8 +15,9 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import PurePosixPath
+from typing import Literal
 
-from tree_sitter import Language, Query
+from tree_sitter import Language, Node, Query, QueryCursor
 
 from rag_lsp.model import CLASS_LIKE_KINDS
 
@@ -123,7 +125,9 @@ def query_source(language: str, kind: str) -> str | None:
 
     A first line ``; inherits: a, b`` prepends those languages' queries of the
     same kind, so a grammar that extends another (TSX over TypeScript) keeps
-    only its own patterns.
+    only its own patterns. A name starting with ``_`` is a fragment, not a
+    language: ``queries/_ecmascript/tags.scm`` holds the patterns JavaScript and
+    TypeScript share, and every language that inherits it must compile it.
     """
     resource = resources.files("rag_lsp").joinpath(f"queries/{language}/{kind}.scm")
     if not resource.is_file():
@@ -144,6 +148,43 @@ def ts_query(language: str, kind: str) -> Query | None:
     if lang is None or source is None:
         return None
     return Query(lang, source)
+
+
+def query_matches(query: Query, node: Node) -> list[tuple[int, dict[str, list[Node]]]]:
+    """``QueryCursor.matches`` with rag_lsp's query predicates evaluated.
+
+    tree-sitter evaluates ``#eq?``, ``#match?``, ``#any-of?`` and their
+    negations itself and hands every other predicate to a callback; without
+    one it ignores them, so every cursor over our queries goes through here.
+    """
+    return QueryCursor(query).matches(node, _query_predicate)
+
+
+def _kind_eq(nodes: list[Node], types: frozenset[str]) -> bool:
+    return all(node.type in types for node in nodes)
+
+
+def _has_parent(nodes: list[Node], types: frozenset[str]) -> bool:
+    return all(node.parent is not None and node.parent.type in types for node in nodes)
+
+
+# Names and meaning as in Neovim's queries: ``(#kind-eq? @capture "type" ...)``
+# holds when the captured node is of one of the types, ``(#has-parent? @capture
+# "type" ...)`` when its parent is. They let one pattern stand for several
+# that differ only in a node type (a constant at the top level or exported),
+# and a type list may name types one grammar lacks (TypeScript's
+# ``as_expression`` in JavaScript), where a node pattern would not compile.
+QUERY_PREDICATES = {"kind-eq?": _kind_eq, "has-parent?": _has_parent}
+
+
+def _query_predicate(predicate: str, args: list[tuple[str, Literal["capture", "string"]]], pattern_index: int,
+                     captures: dict[str, list[Node]]) -> bool:
+    """Evaluate one of ``QUERY_PREDICATES``; an unknown predicate matches nothing, so a typo shows in the fixtures."""
+    check = QUERY_PREDICATES.get(predicate)
+    if check is None or not args or args[0][1] != "capture":
+        return False
+    types = frozenset(value for value, kind in args[1:] if kind == "string")
+    return check(captures.get(args[0][0], []), types)
 
 
 def parsed_languages() -> list[str]:

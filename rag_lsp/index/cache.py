@@ -67,21 +67,27 @@ def cache_path_for(root: Path, cache_root: Path | None = None) -> Path:
     return (cache_root or default_cache_root()) / f"{resolved.name or 'root'}-{digest}" / "index.sqlite"
 
 
+# The data files that decide what parsing a file yields.
+PARSE_TABLES = ("data/languages.toml", "data/declarations.toml")
+
+
 @cache
 def fingerprint() -> str:
     """Identifies everything a cached parse result depends on besides the content.
 
-    Changing a query file, the language table or rag_lsp's version makes
-    every cached result stale, so they are hashed together.
+    Changing a query file (fragments included), the language table, the
+    declaration patterns or rag_lsp's version makes every cached result stale,
+    so they are hashed together.
     """
     digest = hashlib.sha1(f"{SCHEMA_VERSION}:{__version__}".encode())
     package = resources.files("rag_lsp")
-    digest.update(package.joinpath("data/languages.toml").read_bytes())
+    for table in PARSE_TABLES:
+        digest.update(package.joinpath(table).read_bytes())
     queries = package.joinpath("queries")
     for language in sorted(queries.iterdir(), key=lambda p: p.name):
         if language.is_dir():
             for query in sorted(language.iterdir(), key=lambda p: p.name):
-                digest.update(query.name.encode())
+                digest.update(f"{language.name}/{query.name}".encode())
                 digest.update(query.read_bytes())
     return digest.hexdigest()
 

@@ -1,7 +1,8 @@
 """Parse one file into definitions, references, imports and chunks.
 
 Per-language knowledge lives in the ``queries/<language>/{tags,imports}.scm``
-files; this module only interprets their captures:
+files (languages without a grammar: ``data/declarations.toml``, read by
+``declarations.py``); this module only interprets their captures:
 
 - ``@definition.<kind>`` on a definition node, with ``@name`` on its name and
   optionally ``@container`` naming its owner when the owner is not an
@@ -21,7 +22,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from tree_sitter import Node, Parser, QueryCursor, Tree
+from tree_sitter import Node, Parser, Tree
 
 from rag_lsp import languages
 from rag_lsp.index.chunk import (
@@ -33,7 +34,9 @@ from rag_lsp.index.chunk import (
     chunk_headings,
     chunk_lines,
 )
-from rag_lsp.model import Definition, Import, ParsedFile, Reference
+from rag_lsp.index.declarations import parse_declarations
+from rag_lsp.index.nesting import FoundDefinition, resolve
+from rag_lsp.model import Import, ParsedFile, Reference
 
 # Signatures repeated at the head of split chunks are capped at this many lines.
 MAX_SIGNATURE_LINES = 5
@@ -70,6 +73,8 @@ def parse_file(path: str, text: str, *, language: str | None = None, data: bytes
     try:
         if spec.chunker == "tree" and spec.has_grammar:
             _parse_with_tree(parsed, ctx, text.encode("utf-8"), tree)
+        elif spec.chunker == "declarations":
+            parsed.definitions, parsed.chunks = parse_declarations(ctx)
         elif spec.chunker == "headings":
             parsed.chunks = chunk_headings(ctx)
         else:
@@ -125,7 +130,7 @@ class _Extractor:
             return
         raw: dict[tuple[int, int, str], _RawDefinition] = {}
         references: set[tuple[str, int, str]] = set()
-        for _, captures in QueryCursor(query).matches(root):
+        for _, captures in languages.query_matches(query, root):
             names = captures.get("name")
             if not names:
                 continue
@@ -141,45 +146,24 @@ class _Extractor:
                     ))
                 elif capture.startswith("reference."):
                     references.add((name, names[0].start_point[0] + 1, capture.removeprefix("reference.")))
-        self._definitions(sorted(raw.values(), key=lambda d: (d.node.start_byte, -d.node.end_byte)))
+        self._definitions(list(raw.values()))
         self.parsed.references = [
             Reference(name, self.parsed.path, line, kind) for name, line, kind in sorted(references, key=_ref_key)
         ]
 
     def _definitions(self, raw: list[_RawDefinition]) -> None:
-        """Resolve containers by nesting and record definitions and chunk spans."""
-        stack: list[tuple[_RawDefinition, Definition]] = []
+        """Record definitions (owners resolved by nesting) and their chunk spans."""
+        found = []
         for item in raw:
-            while stack and stack[-1][0].node.end_byte <= item.node.start_byte:
-                stack.pop()
-            # Definitions captured on the very same node are siblings, not owner and member.
-            same = (item.node.start_byte, item.node.end_byte)
-            owners = [d for raw_def, d in stack if (raw_def.node.start_byte, raw_def.node.end_byte) != same]
-            parent = owners[-1] if owners else None
-            if item.container:
-                # An explicit owner (Go receiver, C++ ``Foo::bar``) is a type,
-                # qualified by whatever encloses the definition (a namespace).
-                container = f"{parent.qualname}.{item.container}" if parent else item.container
-                container_kind = "class"
-            else:
-                container = parent.qualname if parent else None
-                container_kind = parent.kind if parent else None
-            kind = item.kind
-            if kind == "function" and container_kind in self.spec.method_owners:
-                kind = "method"
-            qualname = f"{container}.{item.name}" if container else item.name
             start_node = self._extended_start(item.node)
-            start_line = start_node.start_point[0] + 1
-            end_line = _end_line(item.node)
-            definition = Definition(
-                name=item.name, qualname=qualname, kind=kind, path=self.parsed.path,
-                start_line=start_line, end_line=end_line,
-                start_byte=start_node.start_byte, end_byte=item.node.end_byte, container=container,
-            )
-            self.parsed.definitions.append(definition)
-            if kind in CHUNK_KINDS:
-                self.spans.append(Span(start_line, end_line, item.name, qualname, kind, self._signature(item.node)))
-            stack.append((item, definition))
+            found.append(FoundDefinition(
+                name=item.name, kind=item.kind, container=item.container,
+                extent=(item.node.start_byte, item.node.end_byte),
+                start_line=start_node.start_point[0] + 1, end_line=_end_line(item.node),
+                start_byte=start_node.start_byte, end_byte=item.node.end_byte,
+                signature=self._signature(item.node) if item.kind in CHUNK_KINDS else "",
+            ))
+        self.parsed.definitions, self.spans = resolve(self.parsed.path, self.spec, found)
 
     def _extended_start(self, node: Node) -> Node:
         """The node where a definition's chunk starts: wrappers, then attached comments."""
@@ -218,7 +202,7 @@ class _Extractor:
         if query is None:
             return
         grouped: dict[tuple[int, str], tuple[int, set[str], set[tuple[str, str]]]] = {}
-        for _, captures in QueryCursor(query).matches(root):
+        for _, captures in languages.query_matches(query, root):
             statements, modules = captures.get("import"), captures.get("import.module")
             if not statements or not modules:
                 continue

@@ -1,6 +1,8 @@
 """The SQLite cache makes a second run re-parse only what changed, and never breaks a run."""
 
+import shutil
 import sqlite3
+from importlib import resources
 
 from rag_lsp.index import cache as cache_module
 from rag_lsp.index.root_index import Index
@@ -77,3 +79,27 @@ def test_cache_location_is_per_root_and_configurable(tmp_path, isolated_cache):
     two = cache_module.cache_path_for(tmp_path / "b")
     assert one != two and one.parent.parent == isolated_cache
     assert cache_module.cache_path_for(tmp_path / "a", tmp_path / "elsewhere").is_relative_to(tmp_path / "elsewhere")
+
+
+def _package_copy(tmp_path):
+    """rag_lsp's data and query files copied to a directory that stands in for the package."""
+    package = resources.files("rag_lsp")
+    copy = tmp_path / "rag_lsp"
+    for folder in ("data", "queries"):
+        shutil.copytree(str(package.joinpath(folder)), copy / folder)
+    return copy
+
+
+def test_fingerprint_changes_with_the_declaration_patterns_and_the_query_fragments(tmp_path, monkeypatch):
+    copy = _package_copy(tmp_path)
+    monkeypatch.setattr(cache_module.resources, "files", lambda _package: copy)
+    fingerprint = cache_module.fingerprint.__wrapped__
+    before = fingerprint()
+    assert fingerprint() == before
+    declarations = copy / "data" / "declarations.toml"
+    declarations.write_text(declarations.read_text() + "\n# one more pattern\n")
+    after_declarations = fingerprint()
+    assert after_declarations != before
+    fragment = copy / "queries" / "_ecmascript" / "tags.scm"
+    fragment.write_text(fragment.read_text() + "\n; one more pattern\n")
+    assert fingerprint() != after_declarations

@@ -1,3 +1,4 @@
+; inherits: _c_family
 ; C++ definitions and references for rag_lsp.
 ;
 ; Conventions (see rag_lsp/index/parse.py): @definition.<kind> on the
@@ -7,9 +8,10 @@
 ; (template_declaration is a wrapper in languages.toml), and a comment above
 ; the template attaches to it.
 ;
-; Everything the C query indexes is indexed here the same way (see
-; queries/c/tags.scm: bodies only, no prototypes; `typedef struct node {...}
-; node_t;` defines both `node` and `node_t` on the typedef), plus:
+; The patterns shared with C are inherited above (queries/_c_family: tagged
+; types, typedefs, macros, enumerators, calls, type references); like C, bodies
+; only, no prototypes, and `typedef struct node {...} node_t;` defines both
+; `node` and `node_t` on the typedef. This file adds:
 ; - classes, namespaces (`namespace a::b` is `a.b`: named by its last part,
 ;   owned by the part before it), `using X = ...` aliases (kind type);
 ; - methods: defined in the class body (kind method through nesting) or out of
@@ -35,84 +37,29 @@
   ]) @definition.function
 
 ; Named by a plain identifier outside a class body: free functions. (In a class
-; body a plain identifier names a constructor, see below.) One pattern per
-; kind of parent, because a query cannot say "not in a class": the file, a
-; namespace or `extern "C"` body, a preprocessor conditional, a friend
-; declaration, and function templates in the file or a namespace.
+; body a plain identifier names a constructor, see below.) "Not in a class" is
+; said by the parent: the file, a namespace or `extern "C"` body, a
+; preprocessor conditional, a friend declaration; function templates in the
+; file or a namespace.
 
-(translation_unit
+((function_definition
+  declarator: [
+    (function_declarator declarator: (identifier) @name)
+    (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
+    (reference_declarator (function_declarator declarator: (identifier) @name))
+  ]) @definition.function
+  (#has-parent? @definition.function
+    "translation_unit" "declaration_list" "preproc_if" "preproc_ifdef" "preproc_else" "preproc_elif"
+    "friend_declaration"))
+
+((template_declaration
   (function_definition
     declarator: [
       (function_declarator declarator: (identifier) @name)
       (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
       (reference_declarator (function_declarator declarator: (identifier) @name))
-    ]) @definition.function)
-
-(declaration_list
-  (function_definition
-    declarator: [
-      (function_declarator declarator: (identifier) @name)
-      (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
-      (reference_declarator (function_declarator declarator: (identifier) @name))
-    ]) @definition.function)
-
-(preproc_if
-  (function_definition
-    declarator: [
-      (function_declarator declarator: (identifier) @name)
-      (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
-      (reference_declarator (function_declarator declarator: (identifier) @name))
-    ]) @definition.function)
-
-(preproc_ifdef
-  (function_definition
-    declarator: [
-      (function_declarator declarator: (identifier) @name)
-      (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
-      (reference_declarator (function_declarator declarator: (identifier) @name))
-    ]) @definition.function)
-
-(preproc_else
-  (function_definition
-    declarator: [
-      (function_declarator declarator: (identifier) @name)
-      (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
-      (reference_declarator (function_declarator declarator: (identifier) @name))
-    ]) @definition.function)
-
-(preproc_elif
-  (function_definition
-    declarator: [
-      (function_declarator declarator: (identifier) @name)
-      (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
-      (reference_declarator (function_declarator declarator: (identifier) @name))
-    ]) @definition.function)
-
-(friend_declaration
-  (function_definition
-    declarator: [
-      (function_declarator declarator: (identifier) @name)
-      (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
-      (reference_declarator (function_declarator declarator: (identifier) @name))
-    ]) @definition.function)
-
-(translation_unit
-  (template_declaration
-    (function_definition
-      declarator: [
-        (function_declarator declarator: (identifier) @name)
-        (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
-        (reference_declarator (function_declarator declarator: (identifier) @name))
-      ]) @definition.function))
-
-(declaration_list
-  (template_declaration
-    (function_definition
-      declarator: [
-        (function_declarator declarator: (identifier) @name)
-        (pointer_declarator declarator: (function_declarator declarator: (identifier) @name))
-        (reference_declarator (function_declarator declarator: (identifier) @name))
-      ]) @definition.function))
+    ]) @definition.function) @_template
+  (#has-parent? @_template "translation_unit" "declaration_list"))
 
 ; Constructors in a class body: Server() : port_(0) {}   Server(const Server&) = default;
 (field_declaration_list
@@ -194,11 +141,10 @@
   ]) @definition.constructor
   (#eq? @container @name))
 
-; ---------------------------------------------------------------- classes, structs, unions, enums
+; ---------------------------------------------------------------- classes
 ; `class Foo {...};` is followed by its `;` (in a file, namespace or template);
-; `struct Foo {...} foo;` is the type of a declaration; a nested type is the
-; type of a field declaration. The `typedef struct {...} Foo;` form is with the
-; typedefs below.
+; `class Foo {...} foo;` is the type of a declaration; a nested class is the
+; type of a field declaration (structs, unions and enums: see _c_family).
 
 (_
   (class_specifier
@@ -216,57 +162,6 @@
   type: (class_specifier
     name: (type_identifier) @name
     body: (field_declaration_list)) @definition.class)
-
-(_
-  (struct_specifier
-    name: (type_identifier) @name
-    body: (field_declaration_list)) @definition.struct
-  .
-  ";")
-
-(declaration
-  type: (struct_specifier
-    name: (type_identifier) @name
-    body: (field_declaration_list)) @definition.struct)
-
-(field_declaration
-  type: (struct_specifier
-    name: (type_identifier) @name
-    body: (field_declaration_list)) @definition.struct)
-
-(_
-  (union_specifier
-    name: (type_identifier) @name
-    body: (field_declaration_list)) @definition.union
-  .
-  ";")
-
-(declaration
-  type: (union_specifier
-    name: (type_identifier) @name
-    body: (field_declaration_list)) @definition.union)
-
-(field_declaration
-  type: (union_specifier
-    name: (type_identifier) @name
-    body: (field_declaration_list)) @definition.union)
-
-(_
-  (enum_specifier
-    name: (type_identifier) @name
-    body: (enumerator_list)) @definition.enum
-  .
-  ";")
-
-(declaration
-  type: (enum_specifier
-    name: (type_identifier) @name
-    body: (enumerator_list)) @definition.enum)
-
-(field_declaration
-  type: (enum_specifier
-    name: (type_identifier) @name
-    body: (enumerator_list)) @definition.enum)
 
 ; ---------------------------------------------------------------- namespaces
 
@@ -292,86 +187,30 @@
 (alias_declaration
   name: (type_identifier) @name) @definition.type
 
-; The tag of a typedef'd struct/union/enum comes first so that the typedef name
-; labels the chunk they share.
+; typedef Foo &FooRef; (the other typedef forms are shared with C)
 (type_definition
-  type: (struct_specifier
-    name: (type_identifier) @name
-    body: (field_declaration_list))) @definition.struct
-
-(type_definition
-  type: (union_specifier
-    name: (type_identifier) @name
-    body: (field_declaration_list))) @definition.union
-
-(type_definition
-  type: (enum_specifier
-    name: (type_identifier) @name
-    body: (enumerator_list))) @definition.enum
-
-(type_definition
-  declarator: [
-    (type_identifier) @name
-    (pointer_declarator declarator: (type_identifier) @name)
-    (pointer_declarator declarator: (pointer_declarator declarator: (type_identifier) @name))
-    (reference_declarator (type_identifier) @name)
-    (array_declarator declarator: (type_identifier) @name)
-    (function_declarator declarator: (parenthesized_declarator
-      (pointer_declarator declarator: (type_identifier) @name)))
-    (function_declarator declarator: (type_identifier) @name)
-  ]) @definition.type
-
-; ---------------------------------------------------------------- macros
-
-(preproc_function_def
-  name: (identifier) @name) @definition.macro
-
-(preproc_def
-  name: (identifier) @name
-  value: (_)) @definition.macro
-
-((preproc_def
-  name: (identifier) @name
-  !value) @definition.macro
-  (#not-match? @name "_(H|HH|HPP|HXX|INCLUDED|INCLUDE|DEFINED)_*$"))
+  declarator: (reference_declarator (type_identifier) @name)) @definition.type
 
 ; ---------------------------------------------------------------- constants
 
-(enumerator
-  name: (identifier) @name) @definition.constant
-
 ; const / constexpr variables at file or namespace scope.
-((translation_unit
-  (declaration
-    (type_qualifier) @_const
-    declarator: (init_declarator
-      declarator: [
-        (identifier) @name
-        (array_declarator declarator: (identifier) @name)
-        (pointer_declarator declarator: (identifier) @name)
-      ])) @definition.constant)
-  (#any-of? @_const "const" "constexpr"))
-
-((declaration_list
-  (declaration
-    (type_qualifier) @_const
-    declarator: (init_declarator
-      declarator: [
-        (identifier) @name
-        (array_declarator declarator: (identifier) @name)
-        (pointer_declarator declarator: (identifier) @name)
-      ])) @definition.constant)
+((declaration
+  (type_qualifier) @_const
+  declarator: (init_declarator
+    declarator: [
+      (identifier) @name
+      (array_declarator declarator: (identifier) @name)
+      (pointer_declarator declarator: (identifier) @name)
+    ])) @definition.constant
+  (#has-parent? @definition.constant "translation_unit" "declaration_list")
   (#any-of? @_const "const" "constexpr"))
 
 ; ---------------------------------------------------------------- references
 
-; foo(), obj.method(), ptr->method(), obj.get<T>()
+; obj.get<T>() (foo() and obj.method() are shared with C)
 (call_expression
-  function: [
-    (identifier) @name
-    (field_expression field: (field_identifier) @name)
-    (field_expression field: (template_method name: (field_identifier) @name))
-  ]) @reference.call
+  function: (field_expression
+    field: (template_method name: (field_identifier) @name))) @reference.call
 
 ; ns::func(), Foo::create(), a::b::c()
 (call_expression
@@ -413,55 +252,40 @@
     ])
   ] @reference.type)
 
-; struct point p; class Foo; (uses and forward declarations without a body)
-(struct_specifier
-  name: (type_identifier) @name
-  !body) @reference.type
-
+; class Foo; (uses and forward declarations without a body; struct, union and
+; enum as in C)
 (class_specifier
   name: (type_identifier) @name
   !body) @reference.type
 
-(union_specifier
-  name: (type_identifier) @name
-  !body) @reference.type
-
-(enum_specifier
-  name: (type_identifier) @name
-  !body) @reference.type
-
-; Named types of variables, parameters, fields, returns and casts.
+; Template and qualified types of variables, parameters, fields, returns and
+; casts (plain typedef names as in C).
 (declaration
   type: [
-    (type_identifier) @name
     (template_type name: (type_identifier) @name)
     (qualified_identifier name: (type_identifier) @name)
   ]) @reference.type
 
 (parameter_declaration
   type: [
-    (type_identifier) @name
     (template_type name: (type_identifier) @name)
     (qualified_identifier name: (type_identifier) @name)
   ]) @reference.type
 
 (field_declaration
   type: [
-    (type_identifier) @name
     (template_type name: (type_identifier) @name)
     (qualified_identifier name: (type_identifier) @name)
   ]) @reference.type
 
 (function_definition
   type: [
-    (type_identifier) @name
     (template_type name: (type_identifier) @name)
     (qualified_identifier name: (type_identifier) @name)
   ]) @reference.type
 
 (type_descriptor
   type: [
-    (type_identifier) @name
     (template_type name: (type_identifier) @name)
     (qualified_identifier name: (type_identifier) @name)
   ]) @reference.type

@@ -1,15 +1,9 @@
-; TypeScript tags (tsx/tags.scm inherits them and adds JSX).
-; Definitions: @definition.<kind> on the node whose chunk it is, @name on its name.
-; Declarations are captured at the statement (lexical_declaration,
-; expression_statement) so that `export` wrappers and leading comments attach.
+; inherits: _ecmascript
+; TypeScript tags (tsx/tags.scm inherits them and adds JSX). The patterns
+; shared with JavaScript are inherited above; these are TypeScript's own or
+; use node types that differ from JavaScript's grammar.
 
 ; --- Functions -------------------------------------------------------------
-
-(function_declaration
-  name: (identifier) @name) @definition.function
-
-(generator_function_declaration
-  name: (identifier) @name) @definition.function
 
 ; Overload signatures, at the top level, exported or in a namespace body.
 (program
@@ -29,68 +23,14 @@
   (function_signature
     name: (identifier) @name)) @definition.function
 
-; const foo = () => {} / var foo = function () {} with a single declarator:
-; the statement is the definition, so `export` and comments above it attach.
-[
-  (lexical_declaration
-    .
-    (variable_declarator
-      name: (identifier) @name
-      value: [(arrow_function) (function_expression) (generator_function)])
-    .)
-  (variable_declaration
-    .
-    (variable_declarator
-      name: (identifier) @name
-      value: [(arrow_function) (function_expression) (generator_function)])
-    .)
-] @definition.function
-
-; const a = () => 1, b = () => 2: with several declarators each declarator is
-; the definition (on the shared statement they would nest in one another).
-(_
-  (variable_declarator
-    name: (identifier) @name
-    value: [(arrow_function) (function_expression) (generator_function)]) @definition.function
-  .
-  (variable_declarator))
-
-(_
-  (variable_declarator)
-  .
-  (variable_declarator
-    name: (identifier) @name
-    value: [(arrow_function) (function_expression) (generator_function)]) @definition.function)
-
 ; --- Classes, interfaces, types, enums, namespaces ----------------------------
 
+; class Foo {}: the name is a type_identifier (an identifier in JavaScript).
 (class_declaration
   name: (type_identifier) @name) @definition.class
 
 (abstract_class_declaration
   name: (type_identifier) @name) @definition.class
-
-; const Foo = class { ... } (one declarator, then several, as for functions)
-(lexical_declaration
-  .
-  (variable_declarator
-    name: (identifier) @name
-    value: (class))
-  .) @definition.class
-
-(_
-  (variable_declarator
-    name: (identifier) @name
-    value: (class)) @definition.class
-  .
-  (variable_declarator))
-
-(_
-  (variable_declarator)
-  .
-  (variable_declarator
-    name: (identifier) @name
-    value: (class)) @definition.class)
 
 (interface_declaration
   name: (type_identifier) @name) @definition.interface
@@ -129,16 +69,6 @@
 
 ; --- Members -------------------------------------------------------------------
 
-(class_body
-  (method_definition
-    name: [(property_identifier) (private_property_identifier)] @name) @definition.method
-  (#not-eq? @name "constructor"))
-
-(class_body
-  (method_definition
-    name: (property_identifier) @name) @definition.constructor
-  (#eq? @name "constructor"))
-
 (abstract_method_signature
   name: [(property_identifier) (private_property_identifier)] @name) @definition.method
 
@@ -161,236 +91,27 @@
   name: [(property_identifier) (private_property_identifier)] @name
   value: [(arrow_function) (function_expression) (generator_function)]) @definition.method
 
-; --- CommonJS and prototype definitions --------------------------------------
-
-; module.exports = { foo() {}, bar: () => {} }
-(expression_statement
-  (assignment_expression
-    left: (member_expression
-      object: (identifier) @_module
-      property: (property_identifier) @_exports)
-    right: (object
-      (method_definition
-        name: (property_identifier) @name) @definition.function))
-  (#eq? @_module "module")
-  (#eq? @_exports "exports"))
-
-(expression_statement
-  (assignment_expression
-    left: (member_expression
-      object: (identifier) @_module
-      property: (property_identifier) @_exports)
-    right: (object
-      (pair
-        key: (property_identifier) @name
-        value: [(arrow_function) (function_expression) (generator_function)]) @definition.function))
-  (#eq? @_module "module")
-  (#eq? @_exports "exports"))
-
-; exports.foo = function () {}
-(expression_statement
-  (assignment_expression
-    left: (member_expression
-      object: (identifier) @_exports
-      property: (property_identifier) @name)
-    right: [(arrow_function) (function_expression) (generator_function)])
-  (#eq? @_exports "exports")) @definition.function
-
-; module.exports.foo = function () {}
-(expression_statement
-  (assignment_expression
-    left: (member_expression
-      object: (member_expression
-        object: (identifier) @_module
-        property: (property_identifier) @_exports)
-      property: (property_identifier) @name)
-    right: [(arrow_function) (function_expression) (generator_function)])
-  (#eq? @_module "module")
-  (#eq? @_exports "exports")) @definition.function
-
-; Foo.prototype.bar = function () {}  ->  method Foo.bar
-(expression_statement
-  (assignment_expression
-    left: (member_expression
-      object: (member_expression
-        object: (identifier) @container
-        property: (property_identifier) @_prototype)
-      property: (property_identifier) @name)
-    right: [(arrow_function) (function_expression) (generator_function)])
-  (#eq? @_prototype "prototype")) @definition.method
-
-; --- Module-level constants --------------------------------------------------
-; Every `const` binding at the top level (or exported) that is not a function or
-; class (those are captured above) and not a require()/import() (an import).
-; One declarator: the statement is the definition; several: each declarator.
-
-(program
-  (lexical_declaration
-    kind: "const"
-    .
-    (variable_declarator
-      name: (identifier) @name
-      value: [
-        (array) (object) (string) (template_string) (number) (regex)
-        (true) (false) (null) (undefined) (identifier)
-        (call_expression) (new_expression) (member_expression) (subscript_expression)
-        (binary_expression) (unary_expression) (ternary_expression)
-        (parenthesized_expression) (await_expression)
-        (as_expression) (satisfies_expression) (non_null_expression)
-      ] @_value)
-    .) @definition.constant
-  (#not-match? @_value "^(await\\s+)?(require|import)\\s*\\("))
-
-(program
-  (lexical_declaration
-    kind: "const"
-    (variable_declarator
-      name: (identifier) @name
-      value: [
-        (array) (object) (string) (template_string) (number) (regex)
-        (true) (false) (null) (undefined) (identifier)
-        (call_expression) (new_expression) (member_expression) (subscript_expression)
-        (binary_expression) (unary_expression) (ternary_expression)
-        (parenthesized_expression) (await_expression)
-        (as_expression) (satisfies_expression) (non_null_expression)
-      ] @_value) @definition.constant
-    .
-    (variable_declarator))
-  (#not-match? @_value "^(await\\s+)?(require|import)\\s*\\("))
-
-(program
-  (lexical_declaration
-    kind: "const"
-    (variable_declarator)
-    .
-    (variable_declarator
-      name: (identifier) @name
-      value: [
-        (array) (object) (string) (template_string) (number) (regex)
-        (true) (false) (null) (undefined) (identifier)
-        (call_expression) (new_expression) (member_expression) (subscript_expression)
-        (binary_expression) (unary_expression) (ternary_expression)
-        (parenthesized_expression) (await_expression)
-        (as_expression) (satisfies_expression) (non_null_expression)
-      ] @_value) @definition.constant)
-  (#not-match? @_value "^(await\\s+)?(require|import)\\s*\\("))
-
-(export_statement
-  (lexical_declaration
-    kind: "const"
-    .
-    (variable_declarator
-      name: (identifier) @name
-      value: [
-        (array) (object) (string) (template_string) (number) (regex)
-        (true) (false) (null) (undefined) (identifier)
-        (call_expression) (new_expression) (member_expression) (subscript_expression)
-        (binary_expression) (unary_expression) (ternary_expression)
-        (parenthesized_expression) (await_expression)
-        (as_expression) (satisfies_expression) (non_null_expression)
-      ] @_value)
-    .) @definition.constant
-  (#not-match? @_value "^(await\\s+)?(require|import)\\s*\\("))
-
-(export_statement
-  (lexical_declaration
-    kind: "const"
-    (variable_declarator
-      name: (identifier) @name
-      value: [
-        (array) (object) (string) (template_string) (number) (regex)
-        (true) (false) (null) (undefined) (identifier)
-        (call_expression) (new_expression) (member_expression) (subscript_expression)
-        (binary_expression) (unary_expression) (ternary_expression)
-        (parenthesized_expression) (await_expression)
-        (as_expression) (satisfies_expression) (non_null_expression)
-      ] @_value) @definition.constant
-    .
-    (variable_declarator))
-  (#not-match? @_value "^(await\\s+)?(require|import)\\s*\\("))
-
-(export_statement
-  (lexical_declaration
-    kind: "const"
-    (variable_declarator)
-    .
-    (variable_declarator
-      name: (identifier) @name
-      value: [
-        (array) (object) (string) (template_string) (number) (regex)
-        (true) (false) (null) (undefined) (identifier)
-        (call_expression) (new_expression) (member_expression) (subscript_expression)
-        (binary_expression) (unary_expression) (ternary_expression)
-        (parenthesized_expression) (await_expression)
-        (as_expression) (satisfies_expression) (non_null_expression)
-      ] @_value) @definition.constant)
-  (#not-match? @_value "^(await\\s+)?(require|import)\\s*\\("))
-
-; --- References: calls -----------------------------------------------------------
-
-; foo()
-(call_expression
-  function: (identifier) @name) @reference.call
-
-; obj.foo() / this.#foo()
-(call_expression
-  function: (member_expression
-    property: [(property_identifier) (private_property_identifier)] @name)) @reference.call
-
-; new Foo() / new ns.Foo()
-(new_expression
-  constructor: (identifier) @name) @reference.call
-
-(new_expression
-  constructor: (member_expression
-    property: (property_identifier) @name)) @reference.call
-
-; @Decorator / @Decorator(...) (the call form is a call_expression above)
-(decorator
-  (identifier) @name) @reference.call
-
-(decorator
-  (member_expression
-    property: (property_identifier) @name)) @reference.call
-
 ; --- References: types -----------------------------------------------------------
 ; Type names in annotations, generics, unions and heritage clauses.
 
-(type_annotation
-  (type_identifier) @name) @reference.type
+; A type name anywhere directly inside one of these nodes is a use of it.
+((type_identifier) @name @reference.type
+  (#has-parent? @name
+    "type_annotation" "type_arguments" "array_type" "union_type" "intersection_type" "tuple_type"
+    "as_expression" "satisfies_expression"))
 
+; Type names in one field only: Foo<T>, ns.Foo, () => Foo, type A = Foo.
 (generic_type
   name: (type_identifier) @name) @reference.type
 
 (nested_type_identifier
   name: (type_identifier) @name) @reference.type
 
-(type_arguments
-  (type_identifier) @name) @reference.type
-
-(array_type
-  (type_identifier) @name) @reference.type
-
-(union_type
-  (type_identifier) @name) @reference.type
-
-(intersection_type
-  (type_identifier) @name) @reference.type
-
-(tuple_type
-  (type_identifier) @name) @reference.type
-
 (function_type
   return_type: (type_identifier) @name) @reference.type
 
 (type_alias_declaration
   value: (type_identifier) @name) @reference.type
-
-(as_expression
-  (type_identifier) @name) @reference.type
-
-(satisfies_expression
-  (type_identifier) @name) @reference.type
 
 ; class Foo extends Bar implements Baz / interface Foo extends Bar
 (extends_clause
