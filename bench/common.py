@@ -66,7 +66,7 @@ class Answer:
     """What rag_lsp answered: its places in rank order, and why it may be short."""
 
     places: tuple[Place, ...]
-    # The token budget cut a place short or left one out.
+    # The token budget cut a place short or left one out, or a strategy stopped at one of its limits.
     truncated: bool
     # Strategies that did not run, with the reason each gave.
     skipped: tuple[tuple[str, str], ...]

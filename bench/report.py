@@ -65,13 +65,15 @@ def selected(only: Sequence[str], *names: str) -> bool:
 def rag_lsp_systems(args: argparse.Namespace) -> dict[str, Ranker | None]:
     """The rankings of rag_lsp a run measures: the configured one and, for an ablation, each strategy less."""
     disabled = frozenset(args.disable)
-    label = RAG_LSP if args.ranker == "fusion" else f"{RAG_LSP} ({args.ranker} ranker)"
-    if disabled:
-        label += " without " + ", ".join(sorted(disabled))
-    systems = {label: make_ranker(args.ranker, disabled)}
-    for name in STRATEGIES if args.ablation and args.ranker == "fusion" else ():
+    if args.ranker != "fusion":
+        if disabled or args.ablation:
+            raise SystemExit("--disable and --ablation switch strategies of the fusion ranker only")
+        return {f"{RAG_LSP} ({args.ranker} ranker)": make_ranker(args.ranker)}
+    label = RAG_LSP + (" without " + ", ".join(sorted(disabled)) if disabled else "")
+    systems = {label: make_ranker("fusion", disabled)}
+    for name in STRATEGIES if args.ablation else ():
         if name not in disabled:
-            systems[f"{RAG_LSP} without {name}"] = make_ranker("fusion", disabled | {name})
+            systems[label + (", " if disabled else " without ") + name] = make_ranker("fusion", disabled | {name})
     return systems
 
 
@@ -103,7 +105,7 @@ class AnswerTally:
     def lines(self, miss: str) -> list[str]:
         return [
             (f"- answers with fewer places than the {self.asked} asked: {self.short} of {self.answers}; "
-             f"cut by the token budget (a place left out or shortened): {self.truncated}; "
+             f"marked truncated (the token budget cut a place, or a strategy hit a limit): {self.truncated}; "
              f"ranked out of time (a strategy skipped for the time budget): {self.out_of_time}"),
             f"- the first place of an answer is in: {counts(self.first_kinds)}",
             f"- {miss}: {self.misses}; their first place is in: {counts(self.miss_first_kinds)}",
@@ -122,9 +124,9 @@ def place_kind(path: str) -> str:
         return "unknown language"
     if is_prose_path(path):
         return "prose"
-    if is_example_path(path):
-        return "example"
-    return "code" if is_code_path(path) else "settings or data"
+    if not is_code_path(path):
+        return "settings or data"
+    return "example" if is_example_path(path) else "code"
 
 
 def counts(counter: Counter) -> str:
