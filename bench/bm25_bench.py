@@ -27,10 +27,10 @@ import tracemalloc
 from collections import defaultdict
 from importlib.metadata import version
 from itertools import chain, count
-from pathlib import Path
 
 import numpy as np
 from rank_bm25 import BM25Okapi
+from report import cpu_model
 
 from rag_lsp.index.bm25_index import BM25Index
 
@@ -239,7 +239,7 @@ def _print_report(args: argparse.Namespace, rows: list[tuple[str, str, str]]) ->
     """Print the machine facts and a Markdown table of the results."""
     print(f"- date: {datetime.datetime.now().astimezone().isoformat(timespec='seconds')}")
     load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
-    print(f"- CPU: {_cpu_model()}, {os.cpu_count()} logical cores, load average {load} at the end")
+    print(f"- CPU: {cpu_model()}, {os.cpu_count()} logical cores, load average {load} at the end")
     print(f"- Python {platform.python_version()}, numpy {np.__version__}, rank_bm25 {version('rank-bm25')}")
     print(
         f"- corpus: {args.docs:,} docs, length {args.min_len}-{args.max_len} tokens, "
@@ -250,17 +250,6 @@ def _print_report(args: argparse.Namespace, rows: list[tuple[str, str, str]]) ->
     print("|---|---|---|")
     for name, ours, reference in rows:
         print(f"| {name} | {ours} | {reference} |")
-
-
-def _cpu_model() -> str:
-    """Return the CPU model named in /proc/cpuinfo, or what platform knows."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 if __name__ == "__main__":

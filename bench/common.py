@@ -1,8 +1,25 @@
-"""Shared by the benchmark scripts: the sample questions and percentile arithmetic."""
+"""Shared by the benchmark scripts: the sample questions, percentile arithmetic, and the one call into ranking.
+
+``rank_places`` is the only place where a benchmark asks rag_lsp for an
+answer, the way ``rag-lsp context`` does (``retrieve`` with the default
+ranker). When the retrieval API changes, this module is the one to
+adapt; the scripts see only ``Place`` and ``Answer``.
+"""
 
 from __future__ import annotations
 
 import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeVar
+
+from rag_lsp.index.root_index import Index
+from rag_lsp.retrieval.answer import DEFAULT_BUDGET_TOKENS, ContextRequest
+from rag_lsp.retrieval.fusion import FusionRanker
+from rag_lsp.retrieval.rank import LexicalRanker, Ranker
+from rag_lsp.retrieval.retrieve import retrieve
+from rag_lsp.retrieval.strategies import REGISTRY
 
 # Questions about Django (the pinned sdist the indexing and server benchmarks use).
 DJANGO_QUESTIONS = [
@@ -16,6 +33,15 @@ DJANGO_QUESTIONS = [
     "ModelForm clean validation error messages",
 ]
 
+# Places asked for when files are scored: enough for more than 20 distinct files (the MRR depth).
+FILE_PLACES = 100
+# A token budget no answer reaches: file rankings measure the order, not what a 4,000-token answer holds.
+UNLIMITED_TOKENS = 1 << 40
+RANKERS = ("fusion", "lexical")
+STRATEGIES = tuple(REGISTRY)
+
+T = TypeVar("T")
+
 
 def percentile(values: list[float], fraction: float) -> float:
     """The nearest-rank percentile (``fraction`` in 0..1) of a non-empty list."""
@@ -25,3 +51,56 @@ def percentile(values: list[float], fraction: float) -> float:
 
 def median_p95(values: list[float]) -> str:
     return f"{statistics.median(values):.2f} / {percentile(values, 0.95):.2f}"
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """A place of an answer: a file and its lines (1-based, inclusive), relative to the indexed root."""
+
+    path: str
+    start_line: int
+    end_line: int
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """What rag_lsp answered: its places in rank order, and why it may be short."""
+
+    places: tuple[Place, ...]
+    # The token budget cut a place short or left one out, or a strategy stopped at one of its limits.
+    truncated: bool
+    # Strategies that did not run, with the reason each gave.
+    skipped: tuple[tuple[str, str], ...]
+
+    @property
+    def out_of_time(self) -> bool:
+        """A strategy was skipped because the ranking's time budget was spent (a slow or loaded machine)."""
+        return any("time budget" in reason for _, reason in self.skipped)
+
+
+def make_ranker(name: str = "fusion", disabled: frozenset[str] = frozenset()) -> Ranker | None:
+    """The ranker a benchmark asks: None is the default one, exactly what a user gets."""
+    if name == "lexical":
+        return LexicalRanker()
+    return FusionRanker(disabled=disabled) if disabled else None
+
+
+def rank_places(index: Index, question: str, top_k: int, ranker: Ranker | None = None,
+                budget_tokens: int = DEFAULT_BUDGET_TOKENS) -> Answer:
+    """Ask ``question`` of ``index`` as ``rag-lsp context --top-k top_k`` does."""
+    answer = retrieve(index, ContextRequest(question, top_k, budget_tokens), ranker=ranker)
+    places = tuple(Place(item.path, item.start_line, item.end_line) for item in answer.items)
+    return Answer(places, answer.truncated, answer.strategies_skipped)
+
+
+def rank_files(index: Index, question: str, ranker: Ranker | None = None) -> Answer:
+    """Ask for ``FILE_PLACES`` places without a token budget, so the answer's distinct files can be scored."""
+    return rank_places(index, question, FILE_PLACES, ranker, UNLIMITED_TOKENS)
+
+
+def timed_warm(call: Callable[[], T]) -> tuple[T, float]:
+    """Run ``call`` once to warm per-index tables, then again timed; return the second result and its ms."""
+    call()
+    started = time.perf_counter()
+    result = call()
+    return result, (time.perf_counter() - started) * 1000

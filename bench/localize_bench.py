@@ -1,215 +1,192 @@
-"""Measure bug localisation: does the ranking put the file a real fix changed at the top?
+"""Measure bug localisation: does the ranking put the files a real fix changed at the top?
 
-The cases are real GitHub issues with the files their accepted fix changed
-(``/work/shared/bench/dev-localize.jsonl``, the SWE-bench Lite dev split; its
-README defines the metrics). For each case the repository is checked out at
-the case's base commit, indexed, and asked the issue text; the ranking's
-distinct files are scored against the gold files. The same run computes the
-reference points, so numbers compare on one machine: BM25 over whole files
-(``rank_bm25.BM25Okapi``, the project's tokenizer) and the previous default
-ranker (``LexicalRanker``). An ablation switches each strategy off in turn.
+Two development sets (``/work/shared/bench/README.md`` defines them and their
+metrics): ``dev-localize.jsonl``, 22 Python issues (SWE-bench Lite dev), and
+``dev-localize-multilang.jsonl``, 200 issues in 8 other languages. Each case
+is a GitHub issue and the files its accepted fix changed. The repository is
+moved to the case's base commit (``trees.py``), indexed as ``rag-lsp``
+indexes it, and asked the issue text; the answer's distinct files are scored:
+acc@k = all gold files among the first k, hit@k = any of them, MRR = 1/rank
+of the first gold file within the first 20. Scored per language and overall.
 
-Getting the repositories (never inside the project): mirror each repository
-named in the cases as ``MIRRORS/<owner>+<name>/repo``, a bare git directory,
-e.g. ``git clone --mirror https://github.com/pvlib/pvlib-python
-/tmp/mirrors/pvlib+pvlib-python/repo``. The script then writes a tree per
-case under ``--repos-dir`` (``<owner>__<name>@<commit12>``) from the
-mirror's blobs; blobs a mirror lacks (files of 4 MiB and more) are skipped.
-Trees already present are reused.
+rag_lsp's answer is ``common.rank_files``: ``rag-lsp context`` with the
+default ranker, asked for 100 places with no token budget (the order of the
+files is measured, not what a 4,000-token answer holds). The same run
+computes the baselines (``baselines.py``): BM25Okapi over the whole files
+rag_lsp indexed, and over those of them in a language rag_lsp parses (the
+README's reference ranks "all source extensions of these languages").
+Latency is one warm query (asked once before, so per-index tables exist),
+indexing excluded.
 
-Run: .venv/bin/python bench/localize_bench.py [--repos-dir /tmp/rag-bench] [--mirrors-dir /work/.mirror]
-     [--cache-dir /tmp/rag-bench-cache] [--no-ablation] [--details]
-Latency is per query on a warm index (indexing excluded): the query is asked
-once to warm per-index tables, then timed.
+Run (the trees, the index cache and the details stay under /work/benchtrees):
+    .venv/bin/python bench/localize_bench.py [--set python|multilang] [--only fmt|cpp ...]
+        [--details [JSONL]] [--disable STRATEGY ...] [--ablation] [--ranker lexical]
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
-import os
-import platform
-import shutil
-import statistics
-import subprocess
 import sys
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
-from common import percentile
-from rank_bm25 import BM25Okapi
+from baselines import BM25Baseline, TokenCache, source_only
+from common import FILE_PLACES, Answer, rank_files, timed_warm
+from metrics import KS, MRR_DEPTH, all_gold_rank, distinct_files, first_gold_rank, mean_reciprocal_rank, share_within
+from report import (
+    AnswerTally,
+    Details,
+    add_options,
+    details_path,
+    latency_row,
+    machine_line,
+    rag_lsp_systems,
+    selected,
+    table,
+)
+from trees import checkout, mirror_of
 
 from rag_lsp.index.root_index import Index
-from rag_lsp.index.terms import path_tokens, tokenize
-from rag_lsp.retrieval.fusion import FusionRanker
-from rag_lsp.retrieval.query import parse_query
-from rag_lsp.retrieval.rank import LexicalRanker, Ranker
-from rag_lsp.retrieval.strategies import REGISTRY
 
-DEFAULT_CASES = Path("/work/shared/bench/dev-localize.jsonl")
-KS = (1, 5, 10)
-MRR_DEPTH = 20
-# Candidates asked of a ranker: enough chunks for more than MRR_DEPTH distinct files.
-RANK_LIMIT = 100
+SETS = {
+    "python": Path("/work/shared/bench/dev-localize.jsonl"),
+    "multilang": Path("/work/shared/bench/dev-localize-multilang.jsonl"),
+}
+BM25_FILES = "BM25 whole files"
+BM25_SOURCE = "BM25 whole source files"
+# Files of an answer kept in the details file.
+DETAIL_FILES = 10
 
 
 @dataclass
 class Scores:
-    """Per-system results: the rank of the gold file per case (None if absent) and latencies."""
+    """One retriever's ranks per case (language, all-gold rank, first-gold rank) and warm latencies."""
 
-    ranks: dict[str, int | None] = field(default_factory=dict)
+    ranks: list[tuple[str, int | None, int | None]] = field(default_factory=list)
     latencies_ms: list[float] = field(default_factory=list)
 
-    def row(self, label: str, cases: int) -> str:
-        acc = [sum(1 for r in self.ranks.values() if r is not None and r <= k) / cases for k in KS]
-        mrr = sum(1 / r for r in self.ranks.values() if r is not None and r <= MRR_DEPTH) / cases
-        p50 = statistics.median(self.latencies_ms)
-        p95 = percentile(self.latencies_ms, 0.95)
-        return (f"| {label} | " + " | ".join(f"{a:.2f}" for a in acc) + f" | {mrr:.3f} | {p50:.1f} | {p95:.1f} |")
+    def row(self, language: str, label: str) -> list[object]:
+        chosen = [(every, first) for lang, every, first in self.ranks if language in ("all", lang)]
+        every, first = [rank for rank, _ in chosen], [rank for _, rank in chosen]
+        return [language, len(chosen), label, *(share_within(every, k) for k in KS),
+                *(share_within(first, k) for k in KS), f"{mean_reciprocal_rank(first):.3f}"]
 
 
-# A system ranks the files of an indexed tree for a question: (files in rank order, milliseconds).
-System = Callable[[Index, Path, str], tuple[list[str], float]]
-FUSION = "FusionRanker (all strategies)"
+@dataclass
+class Shortfalls:
+    """Why rag_lsp's answers miss, counted over the cases measured."""
+
+    tally: AnswerTally = field(default_factory=lambda: AnswerTally(FILE_PLACES))
+    few_files: int = 0
+    misses_gold_unindexed: int = 0
+
+    def add(self, answer: Answer, files: list[str], gold: set[str], indexed: set[str], first: int | None) -> None:
+        missed = first is None or first > max(KS)
+        self.tally.add(answer, missed)
+        self.few_files += len(files) < MRR_DEPTH
+        self.misses_gold_unindexed += missed and not gold <= indexed
+
+    def lines(self) -> list[str]:
+        return [
+            *self.tally.lines(f"cases with no gold file in the first {max(KS)} files"),
+            f"- answers with fewer than {MRR_DEPTH} distinct files: {self.few_files} of {self.tally.answers}",
+            f"- misses where a gold file is not indexed: {self.misses_gold_unindexed}",
+        ]
 
 
 def main() -> None:
     args = _parse_args()
-    cases = [json.loads(line) for line in args.cases.read_text().splitlines() if line.strip()]
-    systems = _systems(args.ablation)
-    scores = {label: Scores() for label in systems}
-    details = []
-    for case in cases:
-        tree = _tree(case, args.repos_dir, args.mirrors_dir)
-        index = Index(tree, cache_root=args.cache_dir, use_cache=args.cache_dir is not None)
+    cases = _cases(args)
+    if not cases:
+        sys.exit("no case matches --only")
+    systems = rag_lsp_systems(args)
+    main_label = next(iter(systems))
+    scores = {label: Scores() for label in (BM25_FILES, BM25_SOURCE, *systems)}
+    shortfalls = Shortfalls()
+    details = Details(details_path(args.details, args.set))
+    tokens = TokenCache()
+    started = time.perf_counter()
+    indexing_s = 0.0
+    for number, case in enumerate(cases, 1):
+        owner, name = case["repo"].split("/")
+        tree = checkout(mirror_of(args.mirrors_dir, case["repo"]), case["base_commit"],
+                        args.trees_dir / f"{owner}__{name}")
+        index = Index(tree, cache_root=args.cache_dir)
         stats = index.refresh()
+        indexing_s += stats.elapsed_ms / 1000
         gold = set(case["gold_files"])
-        for label, system in systems.items():
-            files, elapsed = system(index, tree, case["problem_statement"])
-            scores[label].ranks[case["instance_id"]] = _gold_rank(files, gold)
-            scores[label].latencies_ms.append(elapsed)
-            if label == FUSION:
-                details.append((case["instance_id"], stats.files, _gold_rank(files, gold), files[:3]))
+        language = case.get("language", "python")
+        documents = tokens.file_documents(index)
+        for label, baseline in ((BM25_FILES, BM25Baseline(documents)),
+                                (BM25_SOURCE, BM25Baseline(source_only(documents)))):
+            places, elapsed = baseline.rank(case["problem_statement"], len(baseline.places))
+            _record(scores[label], details, case, language, label, [p.path for p in places], elapsed, None)
+        for label, ranker in systems.items():
+            answer, elapsed = timed_warm(partial(rank_files, index, case["problem_statement"], ranker))
+            files = distinct_files(place.path for place in answer.places)
+            first = _record(scores[label], details, case, language, label, files, elapsed, answer)
+            if label == main_label:
+                shortfalls.add(answer, files, gold, set(index.files), first)
         index.close()
-        print(f"{case['instance_id']}: {stats.files} files, gold rank {details[-1][2]}", file=sys.stderr)
-    _report(scores, len(cases), details if args.details else [])
+        print(f"[{number}/{len(cases)}] {case['instance_id']}: {stats.files} files ({stats.parsed} parsed), "
+              f"{main_label} gold rank {scores[main_label].ranks[-1][1:]}", file=sys.stderr)
+    details.close()
+    _report(args, scores, main_label, shortfalls, time.perf_counter() - started, indexing_s)
 
 
-def _systems(ablation: bool) -> dict[str, System]:
-    """The baselines, the fused ranking and, for the ablation, the fused ranking without each strategy."""
-    systems: dict[str, System] = {
-        "BM25 over whole files (rank_bm25)": _whole_files,
-        "LexicalRanker (BM25 chunks + symbol boosts)": _asking(LexicalRanker()),
-        FUSION: _asking(FusionRanker()),
-    }
-    for name in REGISTRY if ablation else ():
-        systems[f"FusionRanker without {name}"] = _asking(FusionRanker(disabled=frozenset({name})))
-    return systems
+def _cases(args: argparse.Namespace) -> list[dict]:
+    """The selected cases by repository, then by issue number (roughly by date), so that the repository's
+    tree moves by small steps from commit to commit."""
+    cases = [json.loads(line) for line in (args.cases or SETS[args.set]).read_text().splitlines() if line.strip()]
+    cases = [case for case in cases
+             if selected(args.only, case["repo"], case["repo"].split("/")[1], case.get("language", "python"))]
+    return sorted(cases, key=lambda case: (case["repo"], int(case["instance_id"].rsplit("-", 1)[1]),
+                                           case["instance_id"]))
 
 
-def _asking(ranker: Ranker) -> System:
-    return lambda index, _tree, text: _ranked_files(ranker, index, text)
+def _record(scores: Scores, details: Details, case: dict, language: str, label: str, files: list[str],
+            elapsed: float, answer: Answer | None) -> int | None:
+    """Score one answer, write its details line and return the rank of its first gold file."""
+    gold = set(case["gold_files"])
+    every, first = all_gold_rank(files, gold), first_gold_rank(files, gold)
+    scores.ranks.append((language, every, first))
+    scores.latencies_ms.append(elapsed)
+    record = {"case": case["instance_id"], "repo": case["repo"], "language": language, "system": label,
+              "all_gold_rank": every, "first_gold_rank": first, "files": files[:DETAIL_FILES],
+              "file_count": len(files)}
+    if answer is not None:
+        record |= {"places": len(answer.places), "truncated": answer.truncated, "out_of_time": answer.out_of_time}
+    details.write(record)
+    return first
 
 
-def _ranked_files(ranker: Ranker, index: Index, text: str) -> tuple[list[str], float]:
-    """Distinct files in rank order, and the time of a warm query (parsing the question included)."""
-    ranker.rank(index, parse_query(text), RANK_LIMIT)
-    started = time.perf_counter()
-    candidates = ranker.rank(index, parse_query(text), RANK_LIMIT).candidates
-    elapsed = (time.perf_counter() - started) * 1000
-    return list(dict.fromkeys(index.chunks[c.chunk_id].path for c in candidates)), elapsed
-
-
-def _whole_files(index: Index, tree: Path, text: str) -> tuple[list[str], float]:
-    """The README's first reference row: BM25Okapi over the whole indexed files (building it is not timed)."""
-    paths = sorted(index.files)
-    bm25 = BM25Okapi([tokenize((tree / p).read_text("utf-8", "replace")) + path_tokens(p) for p in paths])
-    started = time.perf_counter()
-    scores = bm25.get_scores(tokenize(text))
-    order = sorted(range(len(paths)), key=lambda i: (-scores[i], paths[i]))
-    elapsed = (time.perf_counter() - started) * 1000
-    return [paths[i] for i in order], elapsed
-
-
-def _gold_rank(files: list[str], gold: set[str]) -> int | None:
-    """The rank at which all gold files have been seen (acc@k counts a case when this is ≤ k)."""
-    seen = set()
-    for rank, path in enumerate(files, 1):
-        if path in gold:
-            seen.add(path)
-            if seen == gold:
-                return rank
-    return None
-
-
-def _report(scores: dict[str, Scores], cases: int, details: list) -> None:
-    print(f"Localisation on {cases} cases — {datetime.date.today()}, Python {platform.python_version()}, "
-          f"{platform.machine()}, {os.cpu_count()} CPUs. Latency: per query, warm index, indexing excluded.\n")
-    print("| retriever | acc@1 | acc@5 | acc@10 | MRR | p50 ms | p95 ms |")
-    print("|---|---|---|---|---|---|---|")
-    for label, system_scores in scores.items():
-        print(system_scores.row(label, cases))
-    if details:
-        print("\n| case | files | gold rank | first files |\n|---|---|---|---|")
-        for case_id, files, rank, first in details:
-            print(f"| {case_id} | {files} | {rank or '—'} | {', '.join(first)} |")
-
-
-def _tree(case: dict, repos_dir: Path, mirrors_dir: Path | None) -> Path:
-    """The case's checkout at its base commit, written from the mirror when missing."""
-    owner, name = case["repo"].split("/")
-    tree = repos_dir / f"{owner}__{name}@{case['base_commit'][:12]}"
-    if tree.is_dir() and (tree / ".complete").exists():
-        return tree
-    if mirrors_dir is None:
-        sys.exit(f"missing tree {tree}; pass --mirrors-dir to write it from a mirror")
-    _materialise(mirrors_dir / f"{owner}+{name}" / "repo", case["base_commit"], tree)
-    return tree
-
-
-def _materialise(mirror: Path, commit: str, tree: Path) -> None:
-    """Write ``commit``'s files under ``tree`` from a bare mirror, skipping blobs the mirror lacks."""
-    if tree.exists():
-        shutil.rmtree(tree)
-    git = ["git", f"--git-dir={mirror}"]
-    listing = subprocess.run([*git, "ls-tree", "-r", "-z", commit], capture_output=True, check=True).stdout
-    entries = []
-    for record in listing.split(b"\0"):
-        if record:
-            meta, path = record.split(b"\t", 1)
-            mode, kind, sha = meta.split()
-            # Regular files only: symlinks and submodules are not part of what is indexed.
-            if kind == b"blob" and mode in (b"100644", b"100755"):
-                entries.append((sha.decode(), path.decode("utf-8", "surrogateescape")))
-    batch = subprocess.run([*git, "cat-file", "--batch"], input=b"".join(s.encode() + b"\n" for s, _ in entries),
-                           capture_output=True, check=True).stdout
-    offset = 0
-    for _, path in entries:
-        header_end = batch.index(b"\n", offset)
-        header = batch[offset:header_end].split()
-        offset = header_end + 1
-        if header[-1] == b"missing":
-            continue
-        size = int(header[2])
-        target = tree / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(batch[offset:offset + size])
-        offset += size + 1
-    (tree / ".complete").write_text(commit)
+def _report(args: argparse.Namespace, scores: dict[str, Scores], main_label: str, shortfalls: Shortfalls,
+            wall_s: float, indexing_s: float) -> None:
+    cases = len(next(iter(scores.values())).ranks)
+    languages = sorted({language for language, _, _ in next(iter(scores.values())).ranks})
+    groups = [*languages, "all"] if len(languages) > 1 else languages
+    print(machine_line(f"Localisation, {args.set} set ({cases} cases)") + "\n")
+    header = ["language", "n", "retriever", *(f"acc@{k}" for k in KS), *(f"hit@{k}" for k in KS), "MRR"]
+    print(table(header, [system.row(group, label) for group in groups for label, system in scores.items()]))
+    print("\nWarm query latency, indexing excluded (ms):\n")
+    print(table(["retriever", "queries", "p50", "p95"],
+                [latency_row(label, system.latencies_ms) for label, system in scores.items()]))
+    print(f"\nrag_lsp's answers ({main_label}):")
+    print("\n".join(shortfalls.lines()))
+    print(f"\nWall time {wall_s:.0f} s, of which indexing (refresh with the cache at {args.cache_dir}) "
+          f"{indexing_s:.0f} s.")
+    if args.details:
+        print(f"Details: {details_path(args.details, args.set)}")
 
 
 def _parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--cases", type=Path, default=DEFAULT_CASES)
-    parser.add_argument("--repos-dir", type=Path, default=Path("/tmp/rag-bench"),
-                        help="where case trees live (written from --mirrors-dir when missing)")
-    parser.add_argument("--mirrors-dir", type=Path, help="bare mirrors as MIRRORS/<owner>+<name>/repo")
-    parser.add_argument("--cache-dir", type=Path, help="index cache (default: index in memory)")
-    parser.add_argument("--no-ablation", dest="ablation", action="store_false", help="skip the ablation rows")
-    parser.add_argument("--details", action="store_true", help="also print the gold rank of every case")
+    parser.add_argument("--set", choices=SETS, default="python", help="which development set (default: python)")
+    parser.add_argument("--cases", type=Path, help="a cases file of the same format instead of --set's")
+    add_options(parser, "localize")
     return parser.parse_args()
 
 
