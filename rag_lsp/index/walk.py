@@ -224,15 +224,14 @@ class _RootWalk:
     def _is_ignored(self, rel: str, is_dir: bool, layers: _Layers) -> bool:
         """Apply git's precedence: configuration, then the deepest ignore file with a matching rule.
 
-        Within one layer pathspec already lets the last matching line win, which
-        is how a ``!`` negation re-includes. Re-including below an ignored
-        directory is impossible because that directory is pruned unseen.
+        Within one layer the last matching line wins, which is how a ``!``
+        negation re-includes. Re-including below an ignored directory is
+        impossible because that directory is pruned unseen.
         """
-        suffix = "/" if is_dir else ""
         checks = [("", self.extra)] if self.extra is not None else []
         for base, spec in [*checks, *reversed(layers)]:
             local = rel[len(base) + 1 :] if base else rel
-            verdict = spec.check_file(local + suffix).include
+            verdict = _last_match(spec, local + "/") if is_dir else spec.check_file(local).include
             if verdict is not None:
                 return verdict
         return False
@@ -240,6 +239,21 @@ class _RootWalk:
     def _file_reason(self, name: str, rel: str, size: int, layers: _Layers) -> str | None:
         """The path- and size-based reason to skip a regular file, or None to keep it."""
         return self.admission.file_reason(name, rel, size, lambda: self._is_ignored(rel, False, layers))
+
+
+def _last_match(spec: GitIgnoreSpec, directory: str) -> bool | None:
+    """Whether the last line of ``spec`` that matches a directory (given with its trailing slash) ignores it.
+
+    pathspec's own verdict ranks a line that matches a directory only through its trailing slash (``!*/``)
+    below one that matches its name (``*``), which is right for the files below a directory but not for the
+    directory itself: git keeps ``core/`` under ``*`` then ``!*/``, and so must we (a Go repository ignoring
+    everything but directories and files with an extension is otherwise indexed empty).
+    """
+    verdict = None
+    for pattern in spec.patterns:
+        if pattern.include is not None and pattern.match_file(directory) is not None:
+            verdict = pattern.include
+    return verdict
 
 
 def _read_lines(path: Path) -> list[str]:

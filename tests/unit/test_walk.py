@@ -583,3 +583,13 @@ def test_buffers_are_admitted_exactly_as_the_walk_admits_files(ws: Path) -> None
         data = content if isinstance(content, bytes) else content.encode()
         assert (admission.buffer_reason(rel, data) is None) == (rel in kept), rel
     assert kept == {"app/main.py", "app/notes.md"}
+
+
+def test_a_directory_reincluded_by_a_trailing_slash_negation_is_walked(ws: Path) -> None:
+    """git keeps ``core/`` and ``core/a.go`` under ``*``, ``!*.*``, ``!*/`` (a pattern Go projects use to ignore
+    extension-less build outputs); the walk must too, and still skip extension-less files."""
+    make(ws, {".gitignore": "*\n!*.*\n!*/\n", "core/a.go": "package core\n", "core/sub/b.go": "package sub\n",
+              "core/server": "binary output\n", "main.go": "package main\n"})
+    found, stats = paths(ws)
+    assert found == ["core/a.go", "core/sub/b.go", "main.go"]
+    assert stats.skipped["ignored"] == 1
