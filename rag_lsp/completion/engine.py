@@ -31,9 +31,8 @@ budget then expands the best ones to their bodies. Answers are cached per
 came from (closed files searched for similar code included) and the open
 buffers' versions, so an edit anywhere they depend on invalidates them.
 
-The weights below were set on cases generated from other repositories than
-the dev cases (``bench/completion_bench.py --make-cases``), one signal at a
-time, to round values both agreed on.
+What an answer is built from is cached per version (``caches.py``); the
+weights are in ``weights.py``.
 """
 
 from __future__ import annotations
@@ -47,14 +46,14 @@ from functools import lru_cache
 from pathlib import Path
 
 from rag_lsp import languages
-from rag_lsp.completion import similar
+from rag_lsp.completion import similar, weights
+from rag_lsp.completion.caches import Caches, trim
 from rag_lsp.completion.cursor import (
     CHAIN_PART,
     KEYWORDS,
     RECEIVERS,
     TYPED,
     FileAnalysis,
-    analyse,
     code_point,
     enclosing,
     name_words,
@@ -75,71 +74,14 @@ from rag_lsp.path_kinds import is_test_path
 from rag_lsp.retrieval.packing import PackRules, pack
 from rag_lsp.retrieval.token_count import estimate_tokens
 
+# The request's defaults and limits (the server validates its parameters against them).
 DEFAULT_TIME_BUDGET_MS = 50.0
 # At most this many snippets, whatever the budget.
 MAX_SNIPPETS = 100
-# Imported names resolved even when the time budget is spent (so an answer is never empty).
-MIN_RESOLVED = 8
-# Packing stops when less than this is left: no definition fits in fewer tokens.
-MIN_SNIPPET_TOKENS = 12
-# The first snippet is cut down to fit when this many tokens of it fit beside its path header.
-MIN_CUT_TOKENS = 9
-# Same-file definitions closer than this many lines to the cursor are on screen already.
-NEAR_LINES = 40
-# Lines around the cursor whose names are candidates (same-file and unbound definitions).
-CONTEXT_BEFORE, CONTEXT_AFTER = 12, 4
-# Proximity of a use: its weight halves every this many lines (before, after the cursor).
-HALF_LIFE_BEFORE, HALF_LIFE_AFTER = 6.0, 6.0
-AFTER_WEIGHT = 0.5
-# Uses farther than this many half-lives from the cursor are not counted.
-PROXIMITY_REACH = 6
-# Evidence for a name (see ``_Builder._evidence``); a use right at the cursor counts 1.
-UNUSED_IMPORT = 1.0
-# That evidence is shared out when more imports than this are unused (as in a file being written, whose
-# imports are used below the cursor): one of a few unused imports is likely next, one of twenty is not.
-UNUSED_SHARED = 3.0
-ON_CURSOR_LINE = 1.0
-OPEN_CALL = 1.0
-# Lines above the cursor searched for the call whose arguments are being typed.
-OPEN_CALL_LINES = 3
-IN_SIGNATURE = 0.15
-# On top of that, for a type the enclosing function returns but has not made yet.
-RESULT_TYPE = 0.15
-PENDING = 0.5
-PENDING_USED_LATER = 0.3
-ENCLOSING_NAME = 0.8
-NAME_CONTEXT = 0.4
-USE_CONTEXT = 2.0
-TYPED_PREFIX = 2.0
-# Uses compared with the cursor's surroundings, the nearest ones.
-USE_CONTEXT_LIMIT = 32
-# Lines compared around a use and around the cursor (offsets, weighted 1/|k|).
-USE_CONTEXT_OFFSETS = (-3, -2, -1, 1, 2, 3)
-# Names used together: imported or defined names within this many lines of a use and of the cursor.
-COMPANION_LINES = 3
-COMPANIONS = 0.3
-# Lines whose words describe what is being written, for matching names.
-NAME_CONTEXT_BEFORE, NAME_CONTEXT_AFTER = 6, 3
-# Constants and type aliases are read, not called: they weigh less than functions and classes.
-DECLARATION_WEIGHT = 0.6
-# A definition a type-aware server resolved at the cursor: as sure as a use on the cursor line that is being typed.
-SERVER_SCORE = ON_CURSOR_LINE + TYPED_PREFIX
-# Weights of the sources below resolved imports.
-LOCAL_WEIGHT = 0.5
-UNBOUND_WEIGHT = 0.5
-ENCLOSING_SCORE = 0.15
-SIMILAR_WEIGHT = 0.5
-# Recently edited files closed since: the user's work too, but less of the moment than what is open.
-RECENT_WEIGHT = 0.4
-# Open buffers searched for similar code, most recently edited first, then closed recently edited files.
-SIMILAR_FILES = 8
-RECENT_FILES = 20
-SIMILAR_LIMIT = 3
+# Answers kept for repeated requests at one cursor.
+MAX_CACHED_ANSWERS = 256
 # Languages where a name from another file is visible only through an import: no guessing by name.
 IMPORT_ONLY_LANGUAGES = frozenset({"python", "javascript", "typescript", "tsx"})
-# A name defined more often than this in the workspace is too ambiguous to guess.
-MAX_UNBOUND_DEFINITIONS = 3
-CACHE_SIZE = 256
 
 
 class PositionError(ValueError):
@@ -199,14 +141,8 @@ class CompletionEngine:
     def __init__(self, session) -> None:
         self.session = session
         self._lock = threading.Lock()
+        self.caches = Caches(session)
         self._answers: OrderedDict[tuple, _Cached] = OrderedDict()
-        self._analyses: OrderedDict[tuple, FileAnalysis] = OrderedDict()
-        self._texts: OrderedDict[tuple, FileText] = OrderedDict()
-        self._windows: OrderedDict[tuple, list[similar.Window]] = OrderedDict()
-        self._excerpts: OrderedDict[tuple, Excerpt] = OrderedDict()
-        self._resolved: OrderedDict[tuple, tuple] = OrderedDict()
-        # The newest analysis of each file, patched into the next one.
-        self._latest: OrderedDict[tuple, FileAnalysis] = OrderedDict()
 
     # The request.
 
@@ -231,7 +167,7 @@ class CompletionEngine:
             typed = TYPED.search(prefix)
             cursor = _Cursor(request.path, rel, request.line + 1, request.character, language,
                              typed.group(1) if typed else "")
-            analysis = self._analysis(root.index, rel, version, text, lines, language)
+            analysis = self.caches.analysis(root.index, rel, version, text, lines, language)
             builder = _Builder(self, root.index, cursor, analysis, request, deadline, text, root.servers)
             answer, depends = builder.build()
         answer = replace(answer, elapsed_ms=_elapsed(started))
@@ -239,7 +175,7 @@ class CompletionEngine:
         if version is not None and not answer.truncated and builder.server_final:
             with self._lock:
                 self._answers[key] = _Cached(answer, depends, documents)
-                _trim(self._answers)
+                trim(self._answers, MAX_CACHED_ANSWERS)
         return answer
 
     def _document_text(self, path: Path) -> tuple[str, int | None]:
@@ -271,129 +207,6 @@ class CompletionEngine:
                 return None
         return cached.answer
 
-    # Per-version caches.
-
-    def _analysis(self, index, rel: str, version: int | None, text: str, lines: list[str],
-                  language: str) -> FileAnalysis:
-        entry = index.files.get(rel)
-        key = (str(index.root), rel, version, entry.blob_id if entry else None, hash(text))
-        with self._lock:
-            found = self._analyses.get(key)
-        if found is None:
-            with self._lock:
-                previous = self._latest.get((str(index.root), rel))
-            found = analyse(index, rel, lines, language, previous)
-            with self._lock:
-                self._analyses[key] = found
-                _trim(self._analyses, 16)
-                self._latest[(str(index.root), rel)] = found
-                _trim(self._latest, 64)
-        return found
-
-    def file_text(self, index, path: str) -> FileText:
-        entry = index.files.get(path)
-        key = (str(index.root), path, entry.blob_id if entry else None)
-        with self._lock:
-            found = self._texts.get(key)
-            if found is not None:
-                self._texts.move_to_end(key)
-                return found
-        found = FileText.from_chunks([chunk for _, chunk in index.chunks_of(path)])
-        with self._lock:
-            self._texts[key] = found
-            _trim(self._texts, 128)
-        return found
-
-    def resolve(self, index, resolver: Resolver, binding: Binding, from_path: str) -> Target:
-        """``resolver.binding``, remembered while the files it read are unchanged and no file came or went.
-
-        A name that resolved to nothing (a module outside the workspace) is
-        also looked up again once the importing file changes, so a file that
-        appears under a rename is found as soon as the user types.
-        """
-        key = (str(index.root), from_path, binding)
-        with self._lock:
-            known = self._resolved.get(key)
-        if known is not None:
-            target, files, stamps = known
-            if files == len(index.files) and all(
-                    (entry.blob_id if (entry := index.files.get(path)) else None) == blob
-                    for path, blob in stamps):
-                resolver.consulted.update(path for path, _ in stamps)
-                return target
-        before = set(resolver.consulted)
-        resolver.consulted.clear()
-        target = resolver.binding(binding, from_path)
-        consulted = resolver.consulted
-        resolver.consulted = before | consulted
-        # A name that resolves to nothing is looked up again after any change to the importing file.
-        stamped = consulted if target else consulted | {from_path}
-        stamps = tuple((path, entry.blob_id if (entry := index.files.get(path)) else None)
-                       for path in sorted(stamped))
-        with self._lock:
-            self._resolved[key] = (target, len(index.files), stamps)
-            _trim(self._resolved, 8192)
-        return target
-
-    def excerpt(self, index, path: str, definition: Definition, language: str, full: bool, text_of) -> Excerpt:
-        """A definition's head (or body), cached by the file's content."""
-        entry = index.files.get(path)
-        key = (str(index.root), path, entry.blob_id if entry else None, definition, full)
-        with self._lock:
-            found = self._excerpts.get(key)
-        if found is None:
-            members = ([d for d in index.symbols.in_file(path) if d.container == definition.qualname]
-                       if definition.kind in CLASS_LIKE_KINDS else [])
-            cut = body if full else head
-            found = cut(text_of(path), definition, language, languages.spec(language).comment, members)
-            with self._lock:
-                self._excerpts[key] = found
-                _trim(self._excerpts, 4096)
-        return found
-
-    def neighbour_windows(self, index, exclude: Path) -> list[tuple[str, str, list[similar.Window]]]:
-        """Windows of the files the user works in, as (kind, path in ``index``, windows): the open buffers
-        (``open``, the most recently edited first), then the recently edited files closed since
-        (``recent``), whose text is the index's; files of other roots and ``exclude`` are left out."""
-        recent = [path for path in self.session.recently_edited() if path != exclude]
-        rank = {path: position for position, path in enumerate(recent)}
-        opened = [path for path in list(self.session.documents) if path != exclude]
-        ordered = sorted(opened, key=lambda path: (rank.get(path, len(rank)), str(path)))
-        found = []
-        for path in ordered[:SIMILAR_FILES]:
-            document = self.session.documents.get(path)
-            rel = self._rel(index, path)
-            if document is None or rel is None:
-                continue
-            with document.lock:
-                version, text = document.version, document.text
-            found.append(("open", rel, self._windows_of((path, version), rel, lambda text=text: split_lines(text))))
-        closed = [path for path in recent if path not in self.session.documents]
-        for path in closed[:RECENT_FILES]:
-            rel = self._rel(index, path)
-            entry = index.files.get(rel) if rel is not None else None
-            if entry is None:
-                # Deleted, or never saved before its buffer closed: nothing left to show.
-                continue
-            found.append(("recent", rel, self._windows_of((str(index.root), rel, entry.blob_id), rel,
-                                                          lambda rel=rel: self.file_text(index, rel).lines)))
-        return found
-
-    def _rel(self, index, path: Path) -> str | None:
-        located = self.session.locate(path)
-        return located[1] if located is not None and located[0].index is index else None
-
-    def _windows_of(self, key: tuple, rel: str, lines) -> list[similar.Window]:
-        """A file's windows, cached under ``key`` (a buffer's version, a file's blob id); ``lines`` reads it."""
-        with self._lock:
-            cached = self._windows.get(key)
-        if cached is None:
-            cached = similar.windows(rel, lines())
-            with self._lock:
-                self._windows[key] = cached
-                _trim(self._windows, 64)
-        return cached
-
 
 def _code_point(request: CompletionRequest, lines: list[str]) -> int:
     """The cursor's index into its line's text; PositionError when the position is not in the document."""
@@ -410,25 +223,20 @@ def _elapsed(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 2)
 
 
-def _trim(table: OrderedDict, size: int = CACHE_SIZE) -> None:
-    while len(table) > size:
-        table.popitem(last=False)
-
-
 def _proximity(lines: list[int], cursor: int) -> tuple[float, int | None]:
     """How close to the cursor a name is used: 1 on the cursor line, halving with distance (noisy-or).
 
     ``lines`` is sorted; uses beyond a few half-lives add nothing and are skipped.
     """
-    low = bisect_left(lines, cursor - PROXIMITY_REACH * HALF_LIFE_BEFORE)
-    high = bisect_right(lines, cursor + PROXIMITY_REACH * HALF_LIFE_AFTER)
+    low = bisect_left(lines, cursor - weights.PROXIMITY_REACH * weights.HALF_LIFE_BEFORE)
+    high = bisect_right(lines, cursor + weights.PROXIMITY_REACH * weights.HALF_LIFE_AFTER)
     miss = 1.0
     for line in lines[low:high]:
         distance = line - cursor
         if distance <= 0:
-            weight = 0.5 ** (-distance / HALF_LIFE_BEFORE)
+            weight = 0.5 ** (-distance / weights.HALF_LIFE_BEFORE)
         else:
-            weight = AFTER_WEIGHT * 0.5 ** ((distance - 1) / HALF_LIFE_AFTER)
+            weight = weights.AFTER_WEIGHT * 0.5 ** ((distance - 1) / weights.HALF_LIFE_AFTER)
         miss *= 1 - min(weight, 0.999)
     if not lines:
         return 0.0, None
@@ -480,7 +288,7 @@ class _Builder:
         if self.function is not None:
             self._read_signature()
         # Words of the code around the cursor that are not imported names (locals, attributes, parameters).
-        low, high = max(cursor.line - NAME_CONTEXT_BEFORE, 1), cursor.line + NAME_CONTEXT_AFTER
+        low, high = max(cursor.line - weights.NAME_CONTEXT_BEFORE, 1), cursor.line + weights.NAME_CONTEXT_AFTER
         # (``mod.Name`` chains of an imported module are left out whole: they are uses, not words.)
         bound = analysis.bindings.names
         words = []
@@ -490,7 +298,7 @@ class _Builder:
                     words.extend(keys[-1].split("."))
         if self.function is not None:
             words.append(self.function.name)
-        self.open_call = open_call(analysis.lines, cursor.line, cursor.character, OPEN_CALL_LINES)
+        self.open_call = open_call(analysis.lines, cursor.line, cursor.character, weights.OPEN_CALL_LINES)
         # The identifiers on the cursor line, the one being typed excepted (it is not a whole word yet).
         cursor_line = analysis.lines[cursor.line - 1]
         typed_start = cursor.character - len(cursor.typed)
@@ -499,7 +307,7 @@ class _Builder:
         self.context_words = set(tokenize(" ".join(words)))
         # The imported and defined names used around the cursor (its line excepted: it is being written).
         self.companions: set[str] = set()
-        for number in range(max(cursor.line - COMPANION_LINES, 1), cursor.line + COMPANION_LINES + 1):
+        for number in range(max(cursor.line - weights.COMPANION_LINES, 1), cursor.line + weights.COMPANION_LINES + 1):
             if number != cursor.line and number <= len(analysis.line_terms):
                 self.companions.update(analysis.line_terms[number - 1] & analysis.wanted)
         # How many imported names each word is part of (``auth`` in Auth, BasicAuth, ...): shared words tell less.
@@ -508,7 +316,8 @@ class _Builder:
             for word in name_words(local):
                 self.word_counts[word] = self.word_counts.get(word, 0) + 1
         unused = sum(1 for local in analysis.bindings.names if local not in analysis.uses)
-        self.unused_weight = UNUSED_IMPORT * min(1.0, UNUSED_SHARED / unused) if unused else UNUSED_IMPORT
+        self.unused_weight = (weights.UNUSED_IMPORT * min(1.0, weights.UNUSED_SHARED / unused) if unused
+                              else weights.UNUSED_IMPORT)
         self.pending_words = set(tokenize(" ".join(self.pending)))
         self.later_words = set(tokenize(" ".join(self.pending_later))) - self.pending_words
 
@@ -570,9 +379,9 @@ class _Builder:
         order = sorted(analysis.bindings.names.items(),
                        key=lambda item: (-self._prior(item[0]), item[0]))
         for position, (local, binding) in enumerate(order):
-            if position >= MIN_RESOLVED and self.out_of_time():
+            if position >= weights.MIN_RESOLVED and self.out_of_time():
                 return
-            target = self.engine.resolve(self.index, self.resolver, binding, cursor.rel)
+            target = self.engine.caches.resolve(self.index, self.resolver, binding, cursor.rel)
             if not target:
                 continue
             uses = analysis.uses.get(local, [])
@@ -584,7 +393,7 @@ class _Builder:
                     continue
             score, why = self._evidence(local, uses)
             if not typed_owner and self._typed_match(local):
-                score += TYPED_PREFIX
+                score += weights.TYPED_PREFIX
                 why.append(f"matches '{cursor.typed}' at the cursor")
             why.insert(0, _import_why(binding, target))
             for definition in target.definitions[:2]:
@@ -594,9 +403,9 @@ class _Builder:
         """A cheap first guess of a name's evidence: how close it is used, or whether it is unused."""
         uses = self.analysis.uses.get(name)
         if not uses:
-            return UNUSED_IMPORT
+            return weights.UNUSED_IMPORT
         proximity, nearest = _proximity(uses, self.cursor.line)
-        return proximity + (ON_CURSOR_LINE if nearest == 0 else 0.0)
+        return proximity + (weights.ON_CURSOR_LINE if nearest == 0 else 0.0)
 
     def _evidence(self, name: str, uses: list[int], unused_counts: bool = True,
                   words: bool = True) -> tuple[float, list[str]]:
@@ -614,37 +423,37 @@ class _Builder:
             score += self.unused_weight
             why.append("imported but not used yet")
         if nearest == 0:
-            score += ON_CURSOR_LINE
+            score += weights.ON_CURSOR_LINE
         if self.open_call and (self.open_call == name or self.open_call.endswith("." + name)):
-            score += OPEN_CALL
+            score += weights.OPEN_CALL
             why.append("the cursor is in its call's arguments")
         if name in self.signature_names:
-            score += IN_SIGNATURE
+            score += weights.IN_SIGNATURE
             why.append("named in the enclosing signature")
             if name in self.result_names:
-                score += RESULT_TYPE
+                score += weights.RESULT_TYPE
                 why.append("the enclosing function returns it and has not made one yet")
         if words and self.function is not None and name == self.function.name:
-            score += ENCLOSING_NAME
+            score += weights.ENCLOSING_NAME
             why.append("named like the enclosing function")
         parts = name_words(name)
         if words and parts:
             pending = (self._words_share(parts & self.pending_words)
-                       + PENDING_USED_LATER * self._words_share(parts & self.later_words)) / len(parts)
+                       + weights.PENDING_USED_LATER * self._words_share(parts & self.later_words)) / len(parts)
             if pending:
-                score += PENDING * min(pending, 1.0)
+                score += weights.PENDING * min(pending, 1.0)
                 why.append("named like a parameter the function has not used yet")
             near = self._words_share(parts & self.context_words) / len(parts)
             if near:
-                score += NAME_CONTEXT * near
+                score += weights.NAME_CONTEXT * near
                 why.append(f"its name shares {', '.join(sorted(parts & self.context_words))} with the code nearby")
         similarity, line = self._use_context(name, calls)
         if similarity > 0.05:
-            score += USE_CONTEXT * similarity
+            score += weights.USE_CONTEXT * similarity
             why.append(f"the code around its use on line {line} looks like the code around the cursor")
         share, line, shared = self._companions(name, calls)
         if share > 0:
-            score += COMPANIONS * share
+            score += weights.COMPANIONS * share
             why.append(f"used with {', '.join(shared)} on line {line}, as near the cursor")
         return score, why
 
@@ -661,11 +470,11 @@ class _Builder:
             return 0.0, None, []
         terms, cursor = self.analysis.line_terms, self.cursor.line
         best, where, shared = 0.0, None, set()
-        for line in uses[-USE_CONTEXT_LIMIT:] if len(uses) > USE_CONTEXT_LIMIT else uses:
-            if abs(line - cursor) <= COMPANION_LINES:
+        for line in uses[-weights.USE_CONTEXT_LIMIT:] if len(uses) > weights.USE_CONTEXT_LIMIT else uses:
+            if abs(line - cursor) <= weights.COMPANION_LINES:
                 continue
             near = set()
-            for other in terms[max(line - COMPANION_LINES, 1) - 1 : line + COMPANION_LINES]:
+            for other in terms[max(line - weights.COMPANION_LINES, 1) - 1 : line + weights.COMPANION_LINES]:
                 near.update(other & companions)
             if len(near) > len(shared):
                 best, where, shared = len(near) / len(companions), line, near
@@ -683,20 +492,20 @@ class _Builder:
         typed on the cursor line is compared with the rest of the use's line.
         """
         terms, cursor = self.analysis.line_terms, self.cursor.line
-        around = [(k, terms[cursor + k - 1]) for k in USE_CONTEXT_OFFSETS
+        around = [(k, terms[cursor + k - 1]) for k in weights.USE_CONTEXT_OFFSETS
                   if 0 < cursor + k <= len(terms) and terms[cursor + k - 1]]
-        total = sum(1 / abs(k) for k in USE_CONTEXT_OFFSETS)
+        total = sum(1 / abs(k) for k in weights.USE_CONTEXT_OFFSETS)
         typed = self.cursor_terms - {name}
         if typed:
             total += 1
         if not around and not typed:
             return 0.0, None
-        reach = max(USE_CONTEXT_OFFSETS)
+        reach = max(weights.USE_CONTEXT_OFFSETS)
         best, where = 0.0, None
-        if len(uses) > USE_CONTEXT_LIMIT:
+        if len(uses) > weights.USE_CONTEXT_LIMIT:
             position = bisect_left(uses, cursor)
-            start = max(0, min(position - USE_CONTEXT_LIMIT // 2, len(uses) - USE_CONTEXT_LIMIT))
-            uses = uses[start : start + USE_CONTEXT_LIMIT]
+            start = max(0, min(position - weights.USE_CONTEXT_LIMIT // 2, len(uses) - weights.USE_CONTEXT_LIMIT))
+            uses = uses[start : start + weights.USE_CONTEXT_LIMIT]
         for line in uses:
             if abs(line - cursor) <= reach:
                 continue
@@ -729,7 +538,7 @@ class _Builder:
             uses = self.analysis.uses.get(prefix + member, [])
             score, why = self._evidence(member, uses, unused_counts=False)
             if typed_here and member.startswith(typed):
-                score += TYPED_PREFIX
+                score += weights.TYPED_PREFIX
             if score < 0.01:
                 continue
             found = self.resolver.attribute(target, member)
@@ -747,14 +556,15 @@ class _Builder:
         for hint in hints:
             definition = hint.definition
             # The cursor's own file counts only for definitions off screen, as for every source.
-            if definition.path == cursor.rel and abs(definition.start_line - cursor.line) <= NEAR_LINES:
+            if definition.path == cursor.rel and abs(definition.start_line - cursor.line) <= weights.NEAR_LINES:
                 continue
-            self._add(definition, SERVER_SCORE * _kind_weight(definition), "server", [f"{hint.why} ({hint.server})"])
+            self._add(definition, weights.SERVER_SCORE * _kind_weight(definition), "server",
+                      [f"{hint.why} ({hint.server})"])
 
     def _own_file(self) -> None:
         """Definitions of the cursor's file used near the cursor but defined off screen."""
         cursor, analysis = self.cursor, self.analysis
-        low, high = max(cursor.line - NEAR_LINES, 1), cursor.line + NEAR_LINES
+        low, high = max(cursor.line - weights.NEAR_LINES, 1), cursor.line + weights.NEAR_LINES
         names = self._names_near()
         owner = self.owner.qualname if self.owner else None
         for definition in analysis.definitions:
@@ -772,13 +582,13 @@ class _Builder:
                 continue
             score, why = self._evidence(definition.name, uses, unused_counts=False, words=False)
             if self._typed_match(definition.name):
-                score += TYPED_PREFIX
+                score += weights.TYPED_PREFIX
             why.insert(0, f"defined in this file, {abs(definition.start_line - cursor.line)} lines away")
-            self._add(definition, LOCAL_WEIGHT * score * _kind_weight(definition), "local", why)
+            self._add(definition, weights.LOCAL_WEIGHT * score * _kind_weight(definition), "local", why)
 
     def _names_near(self) -> set[str]:
         cursor = self.cursor
-        low, high = max(cursor.line - CONTEXT_BEFORE, 1), cursor.line + CONTEXT_AFTER
+        low, high = max(cursor.line - weights.CONTEXT_BEFORE, 1), cursor.line + weights.CONTEXT_AFTER
         names = set(CHAIN_PART.findall(self.analysis.lines[cursor.line - 1]))
         for terms in self.analysis.line_terms[low - 1 : high]:
             names.update(terms)
@@ -803,22 +613,23 @@ class _Builder:
             if wildcard_files:
                 visible = [d for d in found if d.path in wildcard_files]
                 found = visible or found
-            if not found or len(found) > MAX_UNBOUND_DEFINITIONS:
+            if not found or len(found) > weights.MAX_UNBOUND_DEFINITIONS:
                 continue
-            lines = [number for number in range(max(cursor.line - CONTEXT_BEFORE, 1), cursor.line + CONTEXT_AFTER + 1)
+            lines = [number for number in range(max(cursor.line - weights.CONTEXT_BEFORE, 1),
+                                                cursor.line + weights.CONTEXT_AFTER + 1)
                      if number <= len(analysis.line_terms) and name in analysis.line_terms[number - 1]]
             proximity, nearest = _proximity(lines, cursor.line)
             for definition in found:
                 count = f"{len(found)} definition{'s' if len(found) > 1 else ''} in the workspace"
-                self._add(definition, UNBOUND_WEIGHT * proximity / len(found), "symbol",
+                self._add(definition, weights.UNBOUND_WEIGHT * proximity / len(found), "symbol",
                           [f"`{name}` is defined here ({count})", f"used {_where(nearest)}"])
 
     def _enclosing(self) -> None:
         cursor = self.cursor
         for definition, what in ((self.owner, "class"), (self.function, "function")):
-            if definition is None or cursor.line - definition.start_line <= NEAR_LINES:
+            if definition is None or cursor.line - definition.start_line <= weights.NEAR_LINES:
                 continue
-            self._add(definition, ENCLOSING_SCORE, "enclosing",
+            self._add(definition, weights.ENCLOSING_SCORE, "enclosing",
                       [f"the enclosing {what}, {cursor.line - definition.start_line} lines above"])
 
     def _similar(self) -> None:
@@ -826,16 +637,16 @@ class _Builder:
         query = similar.query_terms(self.analysis.lines, self.cursor.line - 1)
         pool = []
         kinds = {}
-        for kind, rel, windows in self.engine.neighbour_windows(self.index, self.cursor.path):
+        for kind, rel, windows in self.engine.caches.neighbour_windows(self.index, self.cursor.path):
             if self.out_of_time():
                 return
             kinds[rel] = kind
             pool.extend(windows)
         # A closed file's text comes from the index: the answer depends on it staying the same.
         self.neighbours = {rel for rel, kind in kinds.items() if kind == "recent"}
-        for score, window in similar.rank(query, pool, SIMILAR_LIMIT):
-            weight, where = ((SIMILAR_WEIGHT, "an open file") if kinds[window.path] == "open"
-                             else (RECENT_WEIGHT, "a recently edited file"))
+        for score, window in similar.rank(query, pool, weights.SIMILAR_LIMIT):
+            weight, where = ((weights.SIMILAR_WEIGHT, "an open file") if kinds[window.path] == "open"
+                             else (weights.RECENT_WEIGHT, "a recently edited file"))
             key = (window.path, window.start_line, None)
             self.candidates[key] = _Candidate(None, window.path, weight * score, "similar",
                                               [f"similar code in {where} (Jaccard {score:.2f})"],
@@ -847,7 +658,7 @@ class _Builder:
     def _text_of(self, path: str) -> FileText:
         if path == self.cursor.rel:
             return FileText(self.analysis.lines)
-        return self.engine.file_text(self.index, path)
+        return self.engine.caches.file_text(self.index, path)
 
     def _excerpt(self, candidate: _Candidate, full: bool) -> Excerpt:
         if candidate.window is not None:
@@ -863,8 +674,8 @@ class _Builder:
             cut = body if full else head
             return cut(self._text_of(candidate.path), definition, candidate.language,
                        languages.spec(candidate.language).comment, members)
-        return self.engine.excerpt(self.index, candidate.path, candidate.definition, candidate.language, full,
-                                   self._text_of)
+        return self.engine.caches.excerpt(self.index, candidate.path, candidate.definition, candidate.language,
+                                          full)
 
     def _window_lines(self, candidate: _Candidate) -> list[str]:
         document = self.engine.session.documents.get(self.index.root / candidate.path)
@@ -885,8 +696,8 @@ class _Builder:
             cut=lambda excerpt, shorter: Excerpt(shorter, excerpt.start_line,
                                                  excerpt.start_line + shorter.count("\n"), False),
             cost=self._cost,
-            min_cut_tokens=MIN_CUT_TOKENS,
-            min_room=MIN_SNIPPET_TOKENS,
+            min_cut_tokens=weights.MIN_CUT_TOKENS,
+            min_room=weights.MIN_SNIPPET_TOKENS,
             redundant=lambda candidate, excerpt, packed: any(
                 _overlaps(candidate, excerpt, other.item, other.shown) for other in packed),
         )
@@ -965,4 +776,4 @@ def _language(path: str) -> str:
 
 
 def _kind_weight(definition: Definition) -> float:
-    return DECLARATION_WEIGHT if definition.kind in ("constant", "type") else 1.0
+    return weights.DECLARATION_WEIGHT if definition.kind in ("constant", "type") else 1.0
