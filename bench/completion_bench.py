@@ -243,14 +243,14 @@ def main() -> int:
                         help="instead: write cases for --trees/NAME to standard output (see make_cases)")
     parser.add_argument("--limit", type=int, default=100, help="with --make-cases: at most this many cases")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
-                        help="override a weight of rag_lsp.completion.engine (for ablations)")
+                        help="override a weight of rag_lsp.completion.weights (for ablations)")
     args = parser.parse_args()
-    from rag_lsp.completion import engine as completion
+    from rag_lsp.completion import weights as completion
 
     for assignment in args.set:
         name, _, value = assignment.partition("=")
         if not hasattr(completion, name):
-            parser.error(f"rag_lsp.completion.engine has no {name}")
+            parser.error(f"rag_lsp.completion.weights has no {name}")
         setattr(completion, name, type(getattr(completion, name))(value))
     if args.make_cases:
         for case in make_cases(args.trees / args.make_cases.split("/")[-1], args.make_cases, args.limit):

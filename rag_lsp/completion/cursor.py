@@ -72,21 +72,28 @@ def analyse(index, rel: str, lines: list[str], language: str,
         import_lines.update(statement_lines(lines, item.line))
     wanted = frozenset({name.split(".", 1)[0] for name in bindings.names} | {d.name for d in definitions})
     patched = _patch(previous, lines, frozenset(import_lines), wanted) if previous is not None else None
-    if patched is not None:
+    signature_lines = None
+    if previous is not None and patched is not None:
         uses, line_terms, changed = patched
+        # The signatures stand when no definition moved and no changed line is in one.
+        if previous.definitions == definitions and previous.signature_lines.isdisjoint(changed):
+            signature_lines = previous.signature_lines
     else:
-        (uses, line_terms), changed = _read_uses(lines, frozenset(import_lines), wanted), None
-    if changed is not None and previous.definitions == definitions and previous.signature_lines.isdisjoint(changed):
-        signature_lines = previous.signature_lines
-    else:
-        text = FileText(lines)
-        found: set[int] = set()
-        for definition in definitions:
-            if definition.kind in FUNCTION_KINDS:
-                found.update(range(definition.start_line, signature_end(text, definition, language) + 1))
-        signature_lines = frozenset(found)
+        uses, line_terms = _read_uses(lines, frozenset(import_lines), wanted)
+    if signature_lines is None:
+        signature_lines = _signature_lines(lines, definitions, language)
     return FileAnalysis(lines, bindings, frozenset(import_lines), uses, definitions, signature_lines, line_terms,
                         wanted)
+
+
+def _signature_lines(lines: list[str], definitions: list[Definition], language: str) -> frozenset[int]:
+    """The lines of every function's signature."""
+    text = FileText(lines)
+    found: set[int] = set()
+    for definition in definitions:
+        if definition.kind in FUNCTION_KINDS:
+            found.update(range(definition.start_line, signature_end(text, definition, language) + 1))
+    return frozenset(found)
 
 
 def _line_keys(line: str, wanted: frozenset[str]) -> list[str]:

@@ -3,11 +3,11 @@
 ``CompletionEngine.context`` answers ``ragLsp/completionContext`` and
 ``rag-lsp completion-context``. From the live index only (never the disk,
 except for the cursor's own file when it is not open), within a hard time
-budget, it fuses these sources into one ranking:
+budget, it fuses these sources into one ranking (``sources.py``):
 
 - **definitions of imported names** (``import``/``from ... import``, aliases,
   re-exports through ``__init__.py``/``index.ts``, ``module.attr``), each
-  scored by its evidence (``_Builder._evidence``): used on the cursor line or
+  scored by its evidence (``scoring.Evidence``): used on the cursor line or
   in the call being typed, used just above or below, imported but not used
   yet (about to be; shared out when many are), named like a parameter the
   function has not used yet, the type the function returns and has not made
@@ -19,127 +19,47 @@ budget, it fuses these sources into one ranking:
 - the **enclosing class's and function's signatures** when they are off screen;
 - what a **warm language server** resolves at the cursor (the type of the receiver
   being typed, the function whose call is open), when the time budget allows
-  (``core/langservers/hints.py``);
+  (``server_hints.py``);
 - **similar code** from other open buffers and, a little below them, from
   recently edited files closed since (``Session.recently_edited``, their text
   the index's), by Jaccard over sliding windows, weighted below resolved
   definitions.
 
 Each definition is shown as its signature and docstring first; leftover
-budget then expands the best ones to their bodies. Answers are cached per
-(document version, line, character) and re-validated against the files they
-came from (closed files searched for similar code included) and the open
-buffers' versions, so an edit anywhere they depend on invalidates them.
-
-The weights below were set on cases generated from other repositories than
-the dev cases (``bench/completion_bench.py --make-cases``), one signal at a
-time, to round values both agreed on.
+budget then expands the best ones to their bodies (``prompt.py``). Answers are
+cached per (document version, line, character) and re-validated against the
+files they came from (closed files searched for similar code included) and
+the open buffers' versions, so an edit anywhere they depend on invalidates
+them; what an answer is built from is cached per version (``caches.py``).
+The weights are in ``weights.py``.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from pathlib import Path
 
 from rag_lsp import languages
-from rag_lsp.completion import similar
-from rag_lsp.completion.cursor import (
-    CHAIN_PART,
-    KEYWORDS,
-    RECEIVERS,
-    TYPED,
-    FileAnalysis,
-    analyse,
-    code_point,
-    enclosing,
-    name_words,
-    open_call,
-    parameters,
-    read_line,
-    split_lines,
-    split_signature,
-)
-from rag_lsp.completion.server_hints import cursor_hints
-from rag_lsp.completion.snippets import DEFAULT_BUDGET_TOKENS, CompletionAnswer, Snippet
-from rag_lsp.index.bindings import Binding, Resolver, Target
-from rag_lsp.index.outline import FUNCTION_KINDS, Excerpt, FileText, body, head, signature_end
-from rag_lsp.index.terms import tokenize
+from rag_lsp.completion.caches import Caches, trim
+from rag_lsp.completion.cursor import TYPED, FileAnalysis, code_point, split_lines
+from rag_lsp.completion.prompt import Excerpts, pack_answer
+from rag_lsp.completion.scoring import Evidence
+from rag_lsp.completion.signals import Cursor, read_signals
+from rag_lsp.completion.snippets import DEFAULT_BUDGET_TOKENS, CompletionAnswer
+from rag_lsp.completion.sources import Gathering
+from rag_lsp.index.root_index import Index
 from rag_lsp.langservers.pool import ServerPool
-from rag_lsp.model import CLASS_LIKE_KINDS, Definition
-from rag_lsp.path_kinds import is_test_path
-from rag_lsp.retrieval.packing import PackRules, pack
-from rag_lsp.retrieval.token_count import estimate_tokens
+from rag_lsp.workspace.session import Session
 
+# The request's defaults and limits (the server validates its parameters against them).
 DEFAULT_TIME_BUDGET_MS = 50.0
 # At most this many snippets, whatever the budget.
 MAX_SNIPPETS = 100
-# Imported names resolved even when the time budget is spent (so an answer is never empty).
-MIN_RESOLVED = 8
-# Packing stops when less than this is left: no definition fits in fewer tokens.
-MIN_SNIPPET_TOKENS = 12
-# The first snippet is cut down to fit when this many tokens of it fit beside its path header.
-MIN_CUT_TOKENS = 9
-# Same-file definitions closer than this many lines to the cursor are on screen already.
-NEAR_LINES = 40
-# Lines around the cursor whose names are candidates (same-file and unbound definitions).
-CONTEXT_BEFORE, CONTEXT_AFTER = 12, 4
-# Proximity of a use: its weight halves every this many lines (before, after the cursor).
-HALF_LIFE_BEFORE, HALF_LIFE_AFTER = 6.0, 6.0
-AFTER_WEIGHT = 0.5
-# Uses farther than this many half-lives from the cursor are not counted.
-PROXIMITY_REACH = 6
-# Evidence for a name (see ``_Builder._evidence``); a use right at the cursor counts 1.
-UNUSED_IMPORT = 1.0
-# That evidence is shared out when more imports than this are unused (as in a file being written, whose
-# imports are used below the cursor): one of a few unused imports is likely next, one of twenty is not.
-UNUSED_SHARED = 3.0
-ON_CURSOR_LINE = 1.0
-OPEN_CALL = 1.0
-# Lines above the cursor searched for the call whose arguments are being typed.
-OPEN_CALL_LINES = 3
-IN_SIGNATURE = 0.15
-# On top of that, for a type the enclosing function returns but has not made yet.
-RESULT_TYPE = 0.15
-PENDING = 0.5
-PENDING_USED_LATER = 0.3
-ENCLOSING_NAME = 0.8
-NAME_CONTEXT = 0.4
-USE_CONTEXT = 2.0
-TYPED_PREFIX = 2.0
-# Uses compared with the cursor's surroundings, the nearest ones.
-USE_CONTEXT_LIMIT = 32
-# Lines compared around a use and around the cursor (offsets, weighted 1/|k|).
-USE_CONTEXT_OFFSETS = (-3, -2, -1, 1, 2, 3)
-# Names used together: imported or defined names within this many lines of a use and of the cursor.
-COMPANION_LINES = 3
-COMPANIONS = 0.3
-# Lines whose words describe what is being written, for matching names.
-NAME_CONTEXT_BEFORE, NAME_CONTEXT_AFTER = 6, 3
-# Constants and type aliases are read, not called: they weigh less than functions and classes.
-DECLARATION_WEIGHT = 0.6
-# A definition a type-aware server resolved at the cursor: as sure as a use on the cursor line that is being typed.
-SERVER_SCORE = ON_CURSOR_LINE + TYPED_PREFIX
-# Weights of the sources below resolved imports.
-LOCAL_WEIGHT = 0.5
-UNBOUND_WEIGHT = 0.5
-ENCLOSING_SCORE = 0.15
-SIMILAR_WEIGHT = 0.5
-# Recently edited files closed since: the user's work too, but less of the moment than what is open.
-RECENT_WEIGHT = 0.4
-# Open buffers searched for similar code, most recently edited first, then closed recently edited files.
-SIMILAR_FILES = 8
-RECENT_FILES = 20
-SIMILAR_LIMIT = 3
-# Languages where a name from another file is visible only through an import: no guessing by name.
-IMPORT_ONLY_LANGUAGES = frozenset({"python", "javascript", "typescript", "tsx"})
-# A name defined more often than this in the workspace is too ambiguous to guess.
-MAX_UNBOUND_DEFINITIONS = 3
-CACHE_SIZE = 256
+# Answers kept for repeated requests at one cursor.
+MAX_CACHED_ANSWERS = 256
 
 
 class PositionError(ValueError):
@@ -164,51 +84,22 @@ class CompletionRequest:
     encoding: str = "utf-32"
 
 
-@dataclass(slots=True)
-class _Candidate:
-    definition: Definition | None
-    path: str
-    score: float
-    source: str
-    why: list[str]
-    language: str = ""
-    # For similar-code windows: the lines themselves.
-    window: tuple[int, int] | None = None
-
-
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class _Cached:
     answer: CompletionAnswer
+    # The blob id of every indexed file the answer was built from (None: the file was not indexed).
     depends: dict[str, str | None]
     documents: tuple
-
-
-@dataclass(slots=True)
-class _Cursor:
-    path: Path
-    rel: str
-    line: int  # 1-based
-    character: int
-    language: str
-    typed: str  # the identifier chain just before the cursor (``Hea``, ``params.Fi``, ``self.``)
 
 
 class CompletionEngine:
     """Completion context over a ``Session``, with its caches. Thread-safe."""
 
-    def __init__(self, session) -> None:
+    def __init__(self, session: Session) -> None:
         self.session = session
+        self.caches = Caches(session)
         self._lock = threading.Lock()
         self._answers: OrderedDict[tuple, _Cached] = OrderedDict()
-        self._analyses: OrderedDict[tuple, FileAnalysis] = OrderedDict()
-        self._texts: OrderedDict[tuple, FileText] = OrderedDict()
-        self._windows: OrderedDict[tuple, list[similar.Window]] = OrderedDict()
-        self._excerpts: OrderedDict[tuple, Excerpt] = OrderedDict()
-        self._resolved: OrderedDict[tuple, tuple] = OrderedDict()
-        # The newest analysis of each file, patched into the next one.
-        self._latest: OrderedDict[tuple, FileAnalysis] = OrderedDict()
-
-    # The request.
 
     def context(self, request: CompletionRequest) -> CompletionAnswer:
         started = time.perf_counter()
@@ -229,18 +120,33 @@ class CompletionEngine:
             language = languages.language_for_path(rel)
             prefix = lines[request.line][: request.character]
             typed = TYPED.search(prefix)
-            cursor = _Cursor(request.path, rel, request.line + 1, request.character, language,
-                             typed.group(1) if typed else "")
-            analysis = self._analysis(root.index, rel, version, text, lines, language)
-            builder = _Builder(self, root.index, cursor, analysis, request, deadline, text, root.servers)
-            answer, depends = builder.build()
+            cursor = Cursor(request.path, rel, request.line + 1, request.character, language,
+                            typed.group(1) if typed else "")
+            analysis = self.caches.analysis(root.index, rel, version, text, lines, language)
+            answer, depends, final = self._build(root.index, cursor, analysis, request, deadline, text, root.servers)
         answer = replace(answer, elapsed_ms=_elapsed(started))
         # A partial answer is not kept: the next request may have the time to finish, or a server be warm.
-        if version is not None and not answer.truncated and builder.server_final:
+        if version is not None and not answer.truncated and final:
             with self._lock:
                 self._answers[key] = _Cached(answer, depends, documents)
-                _trim(self._answers)
+                trim(self._answers, MAX_CACHED_ANSWERS)
         return answer
+
+    def _build(self, index: Index, cursor: Cursor, analysis: FileAnalysis, request: CompletionRequest,
+               deadline: float, text: str, servers: ServerPool | None
+               ) -> tuple[CompletionAnswer, dict[str, str | None], bool]:
+        """One answer, what it depends on (path → blob id), and whether a language server could still add
+        to it."""
+        evidence = Evidence(analysis, cursor, read_signals(analysis, cursor))
+        gathering = Gathering(self.caches, index, evidence, text, servers, deadline)
+        ranked = gathering.run()
+        limit = min(request.max_snippets or MAX_SNIPPETS, MAX_SNIPPETS)
+        answer = pack_answer(ranked, Excerpts(self.caches, index, analysis, cursor.rel), request.budget_tokens,
+                             limit, str(index.root), gathering.timed_out)
+        depends = {path: (entry.blob_id if (entry := index.files.get(path)) else None)
+                   for path in gathering.resolver.consulted | {c.path for c in ranked} | gathering.neighbours
+                   | {cursor.rel}}
+        return answer, depends, gathering.server_final
 
     def _document_text(self, path: Path) -> tuple[str, int | None]:
         """The cursor's document (the open buffer, else the file) and its version (None for a file).
@@ -260,7 +166,7 @@ class CompletionEngine:
         """The open buffers' versions: a cached answer is served only while they are unchanged."""
         return tuple(sorted((path, document.version) for path, document in list(self.session.documents.items())))
 
-    def _cached(self, key: tuple, index, documents: tuple) -> CompletionAnswer | None:
+    def _cached(self, key: tuple, index: Index, documents: tuple) -> CompletionAnswer | None:
         with self._lock:
             cached = self._answers.get(key)
         if cached is None or cached.documents != documents:
@@ -270,129 +176,6 @@ class CompletionEngine:
             if (entry.blob_id if entry else None) != blob:
                 return None
         return cached.answer
-
-    # Per-version caches.
-
-    def _analysis(self, index, rel: str, version: int | None, text: str, lines: list[str],
-                  language: str) -> FileAnalysis:
-        entry = index.files.get(rel)
-        key = (str(index.root), rel, version, entry.blob_id if entry else None, hash(text))
-        with self._lock:
-            found = self._analyses.get(key)
-        if found is None:
-            with self._lock:
-                previous = self._latest.get((str(index.root), rel))
-            found = analyse(index, rel, lines, language, previous)
-            with self._lock:
-                self._analyses[key] = found
-                _trim(self._analyses, 16)
-                self._latest[(str(index.root), rel)] = found
-                _trim(self._latest, 64)
-        return found
-
-    def file_text(self, index, path: str) -> FileText:
-        entry = index.files.get(path)
-        key = (str(index.root), path, entry.blob_id if entry else None)
-        with self._lock:
-            found = self._texts.get(key)
-            if found is not None:
-                self._texts.move_to_end(key)
-                return found
-        found = FileText.from_chunks([chunk for _, chunk in index.chunks_of(path)])
-        with self._lock:
-            self._texts[key] = found
-            _trim(self._texts, 128)
-        return found
-
-    def resolve(self, index, resolver: Resolver, binding: Binding, from_path: str) -> Target:
-        """``resolver.binding``, remembered while the files it read are unchanged and no file came or went.
-
-        A name that resolved to nothing (a module outside the workspace) is
-        also looked up again once the importing file changes, so a file that
-        appears under a rename is found as soon as the user types.
-        """
-        key = (str(index.root), from_path, binding)
-        with self._lock:
-            known = self._resolved.get(key)
-        if known is not None:
-            target, files, stamps = known
-            if files == len(index.files) and all(
-                    (entry.blob_id if (entry := index.files.get(path)) else None) == blob
-                    for path, blob in stamps):
-                resolver.consulted.update(path for path, _ in stamps)
-                return target
-        before = set(resolver.consulted)
-        resolver.consulted.clear()
-        target = resolver.binding(binding, from_path)
-        consulted = resolver.consulted
-        resolver.consulted = before | consulted
-        # A name that resolves to nothing is looked up again after any change to the importing file.
-        stamped = consulted if target else consulted | {from_path}
-        stamps = tuple((path, entry.blob_id if (entry := index.files.get(path)) else None)
-                       for path in sorted(stamped))
-        with self._lock:
-            self._resolved[key] = (target, len(index.files), stamps)
-            _trim(self._resolved, 8192)
-        return target
-
-    def excerpt(self, index, path: str, definition: Definition, language: str, full: bool, text_of) -> Excerpt:
-        """A definition's head (or body), cached by the file's content."""
-        entry = index.files.get(path)
-        key = (str(index.root), path, entry.blob_id if entry else None, definition, full)
-        with self._lock:
-            found = self._excerpts.get(key)
-        if found is None:
-            members = ([d for d in index.symbols.in_file(path) if d.container == definition.qualname]
-                       if definition.kind in CLASS_LIKE_KINDS else [])
-            cut = body if full else head
-            found = cut(text_of(path), definition, language, languages.spec(language).comment, members)
-            with self._lock:
-                self._excerpts[key] = found
-                _trim(self._excerpts, 4096)
-        return found
-
-    def neighbour_windows(self, index, exclude: Path) -> list[tuple[str, str, list[similar.Window]]]:
-        """Windows of the files the user works in, as (kind, path in ``index``, windows): the open buffers
-        (``open``, the most recently edited first), then the recently edited files closed since
-        (``recent``), whose text is the index's; files of other roots and ``exclude`` are left out."""
-        recent = [path for path in self.session.recently_edited() if path != exclude]
-        rank = {path: position for position, path in enumerate(recent)}
-        opened = [path for path in list(self.session.documents) if path != exclude]
-        ordered = sorted(opened, key=lambda path: (rank.get(path, len(rank)), str(path)))
-        found = []
-        for path in ordered[:SIMILAR_FILES]:
-            document = self.session.documents.get(path)
-            rel = self._rel(index, path)
-            if document is None or rel is None:
-                continue
-            with document.lock:
-                version, text = document.version, document.text
-            found.append(("open", rel, self._windows_of((path, version), rel, lambda text=text: split_lines(text))))
-        closed = [path for path in recent if path not in self.session.documents]
-        for path in closed[:RECENT_FILES]:
-            rel = self._rel(index, path)
-            entry = index.files.get(rel) if rel is not None else None
-            if entry is None:
-                # Deleted, or never saved before its buffer closed: nothing left to show.
-                continue
-            found.append(("recent", rel, self._windows_of((str(index.root), rel, entry.blob_id), rel,
-                                                          lambda rel=rel: self.file_text(index, rel).lines)))
-        return found
-
-    def _rel(self, index, path: Path) -> str | None:
-        located = self.session.locate(path)
-        return located[1] if located is not None and located[0].index is index else None
-
-    def _windows_of(self, key: tuple, rel: str, lines) -> list[similar.Window]:
-        """A file's windows, cached under ``key`` (a buffer's version, a file's blob id); ``lines`` reads it."""
-        with self._lock:
-            cached = self._windows.get(key)
-        if cached is None:
-            cached = similar.windows(rel, lines())
-            with self._lock:
-                self._windows[key] = cached
-                _trim(self._windows, 64)
-        return cached
 
 
 def _code_point(request: CompletionRequest, lines: list[str]) -> int:
@@ -408,561 +191,3 @@ def _code_point(request: CompletionRequest, lines: list[str]) -> int:
 
 def _elapsed(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 2)
-
-
-def _trim(table: OrderedDict, size: int = CACHE_SIZE) -> None:
-    while len(table) > size:
-        table.popitem(last=False)
-
-
-def _proximity(lines: list[int], cursor: int) -> tuple[float, int | None]:
-    """How close to the cursor a name is used: 1 on the cursor line, halving with distance (noisy-or).
-
-    ``lines`` is sorted; uses beyond a few half-lives add nothing and are skipped.
-    """
-    low = bisect_left(lines, cursor - PROXIMITY_REACH * HALF_LIFE_BEFORE)
-    high = bisect_right(lines, cursor + PROXIMITY_REACH * HALF_LIFE_AFTER)
-    miss = 1.0
-    for line in lines[low:high]:
-        distance = line - cursor
-        if distance <= 0:
-            weight = 0.5 ** (-distance / HALF_LIFE_BEFORE)
-        else:
-            weight = AFTER_WEIGHT * 0.5 ** ((distance - 1) / HALF_LIFE_AFTER)
-        miss *= 1 - min(weight, 0.999)
-    if not lines:
-        return 0.0, None
-    position = bisect_left(lines, cursor)
-    nearest = min((lines[i] - cursor for i in (position - 1, position) if 0 <= i < len(lines)), key=abs)
-    return 1 - miss, nearest
-
-
-def _where(distance: int | None) -> str:
-    if distance is None:
-        return ""
-    if distance == 0:
-        return "on the cursor line"
-    lines = abs(distance)
-    return f"{lines} line{'s' if lines != 1 else ''} {'above' if distance < 0 else 'below'}"
-
-
-class _Builder:
-    """One answer: candidates from every source, scored, then packed."""
-
-    def __init__(self, engine: CompletionEngine, index, cursor: _Cursor, analysis: FileAnalysis,
-                 request: CompletionRequest, deadline: float, text: str, servers: ServerPool | None) -> None:
-        self.engine = engine
-        # The buffer's text, sent to a warm language server, and the root's servers (None without any).
-        self.text = text
-        self.servers = servers
-        # False when a language server could still add to this answer (it was starting, loading or slow).
-        self.server_final = True
-        self.index = index
-        self.cursor = cursor
-        self.analysis = analysis
-        self.request = request
-        self.deadline = deadline
-        self.resolver = Resolver(index)
-        self.candidates: dict[tuple, _Candidate] = {}
-        # Closed files whose windows were searched for similar code.
-        self.neighbours: set[str] = set()
-        self.timed_out = False
-        around = enclosing(analysis, cursor.line, cursor.character)
-        self.function = next((d for d in reversed(around) if d.kind in FUNCTION_KINDS), None)
-        self.owner = next((d for d in reversed(around) if d.kind in CLASS_LIKE_KINDS), None)
-        self.signature_names: set[str] = set()
-        # Names in the signature outside its parameters (the type the function returns) that its body
-        # has not used yet: what it still has to make.
-        self.result_names: set[str] = set()
-        # Parameters not used before the cursor: nowhere else in the body, or only below the cursor.
-        self.pending: set[str] = set()
-        self.pending_later: set[str] = set()
-        if self.function is not None:
-            self._read_signature()
-        # Words of the code around the cursor that are not imported names (locals, attributes, parameters).
-        low, high = max(cursor.line - NAME_CONTEXT_BEFORE, 1), cursor.line + NAME_CONTEXT_AFTER
-        # (``mod.Name`` chains of an imported module are left out whole: they are uses, not words.)
-        bound = analysis.bindings.names
-        words = []
-        for line in analysis.lines[low - 1 : high]:
-            for keys in read_line(line)[2]:
-                if keys[0] not in bound:
-                    words.extend(keys[-1].split("."))
-        if self.function is not None:
-            words.append(self.function.name)
-        self.open_call = open_call(analysis.lines, cursor.line, cursor.character, OPEN_CALL_LINES)
-        # The identifiers on the cursor line, the one being typed excepted (it is not a whole word yet).
-        cursor_line = analysis.lines[cursor.line - 1]
-        typed_start = cursor.character - len(cursor.typed)
-        self.cursor_terms = (frozenset(CHAIN_PART.findall(cursor_line[:typed_start] + " " + cursor_line[cursor.character:]))
-                             - KEYWORDS)
-        self.context_words = set(tokenize(" ".join(words)))
-        # The imported and defined names used around the cursor (its line excepted: it is being written).
-        self.companions: set[str] = set()
-        for number in range(max(cursor.line - COMPANION_LINES, 1), cursor.line + COMPANION_LINES + 1):
-            if number != cursor.line and number <= len(analysis.line_terms):
-                self.companions.update(analysis.line_terms[number - 1] & analysis.wanted)
-        # How many imported names each word is part of (``auth`` in Auth, BasicAuth, ...): shared words tell less.
-        self.word_counts: dict[str, int] = {}
-        for local in analysis.bindings.names:
-            for word in name_words(local):
-                self.word_counts[word] = self.word_counts.get(word, 0) + 1
-        unused = sum(1 for local in analysis.bindings.names if local not in analysis.uses)
-        self.unused_weight = UNUSED_IMPORT * min(1.0, UNUSED_SHARED / unused) if unused else UNUSED_IMPORT
-        self.pending_words = set(tokenize(" ".join(self.pending)))
-        self.later_words = set(tokenize(" ".join(self.pending_later))) - self.pending_words
-
-    def _read_signature(self) -> None:
-        """Names in the enclosing function's signature, and the parameters its body has not used yet."""
-        function, analysis, cursor = self.function, self.analysis, self.cursor
-        text = FileText(analysis.lines)
-        end = signature_end(text, function, cursor.language)
-        header = "\n".join(text.slice(function.start_line, end))
-        self.signature_names.update(CHAIN_PART.findall(header))
-        before, after = set(), set()
-        for number in range(end + 1, cursor.line):
-            before.update(analysis.line_terms[number - 1])
-        before.update(CHAIN_PART.findall(analysis.lines[cursor.line - 1][: cursor.character]))
-        for number in range(cursor.line + 1, min(function.end_line, len(analysis.lines)) + 1):
-            after.update(analysis.line_terms[number - 1])
-        unused = [name for name in parameters(header) if name not in before]
-        self.result_names = set(CHAIN_PART.findall(split_signature(header)[1])) - before - {function.name}
-        self.pending = {name for name in unused if name not in after}
-        self.pending_later = {name for name in unused if name in after}
-
-    def out_of_time(self) -> bool:
-        if time.perf_counter() > self.deadline:
-            self.timed_out = True
-        return self.timed_out
-
-    def build(self) -> tuple[CompletionAnswer, dict[str, str | None]]:
-        for source in (self._imports, self._server, self._own_file, self._unbound, self._enclosing, self._similar):
-            if self.out_of_time():
-                break
-            source()
-        ranked = sorted(self.candidates.values(), key=_rank_key)
-        answer = self._pack(ranked)
-        depends = {path: (entry.blob_id if (entry := self.index.files.get(path)) else None)
-                   for path in self.resolver.consulted | {c.path for c in ranked} | self.neighbours
-                   | {self.cursor.rel}}
-        return answer, depends
-
-    # Sources.
-
-    def _add(self, definition: Definition, score: float, source: str, why: list[str]) -> None:
-        key = (definition.path, definition.start_line, definition.qualname)
-        known = self.candidates.get(key)
-        if known is None:
-            self.candidates[key] = _Candidate(definition, definition.path, score, source, why,
-                                              _language(definition.path))
-        elif score > known.score:
-            known.score, known.source, known.why = score, source, why + [w for w in known.why if w not in why]
-
-    def _typed_match(self, name: str) -> bool:
-        """Whether ``name`` completes the identifier being typed at the cursor."""
-        typed = self.cursor.typed.rsplit(".", 1)[-1]
-        return bool(typed) and name.startswith(typed)
-
-    def _imports(self) -> None:
-        analysis, cursor = self.analysis, self.cursor
-        typed_owner = cursor.typed.rsplit(".", 1)[0] if "." in cursor.typed else None
-        # Most promising first, so that running out of time drops the least likely names.
-        order = sorted(analysis.bindings.names.items(),
-                       key=lambda item: (-self._prior(item[0]), item[0]))
-        for position, (local, binding) in enumerate(order):
-            if position >= MIN_RESOLVED and self.out_of_time():
-                return
-            target = self.engine.resolve(self.index, self.resolver, binding, cursor.rel)
-            if not target:
-                continue
-            uses = analysis.uses.get(local, [])
-            if target.modules and not target.definitions:
-                self._module_members(local, binding, target, typed_owner == local)
-                if (found := self.resolver.named_in_module(target, local)) and uses:
-                    target = found
-                else:
-                    continue
-            score, why = self._evidence(local, uses)
-            if not typed_owner and self._typed_match(local):
-                score += TYPED_PREFIX
-                why.append(f"matches '{cursor.typed}' at the cursor")
-            why.insert(0, _import_why(binding, target))
-            for definition in target.definitions[:2]:
-                self._add(definition, score * _kind_weight(definition), "import", why)
-
-    def _prior(self, name: str) -> float:
-        """A cheap first guess of a name's evidence: how close it is used, or whether it is unused."""
-        uses = self.analysis.uses.get(name)
-        if not uses:
-            return UNUSED_IMPORT
-        proximity, nearest = _proximity(uses, self.cursor.line)
-        return proximity + (ON_CURSOR_LINE if nearest == 0 else 0.0)
-
-    def _evidence(self, name: str, uses: list[int], unused_counts: bool = True,
-                  words: bool = True) -> tuple[float, list[str]]:
-        """How strongly the code around the cursor calls for ``name``, and why.
-
-        ``words``: whether the words of the name count (not for the cursor
-        file's own members, whose names are what the code nearby is made of).
-        """
-        analysis, cursor = self.analysis, self.cursor
-        calls = [line for line in uses if line not in analysis.signature_lines]
-        proximity, nearest = _proximity(calls, cursor.line)
-        score = proximity
-        why = [f"used {_where(nearest)}"] if nearest is not None else []
-        if not uses and unused_counts:
-            score += self.unused_weight
-            why.append("imported but not used yet")
-        if nearest == 0:
-            score += ON_CURSOR_LINE
-        if self.open_call and (self.open_call == name or self.open_call.endswith("." + name)):
-            score += OPEN_CALL
-            why.append("the cursor is in its call's arguments")
-        if name in self.signature_names:
-            score += IN_SIGNATURE
-            why.append("named in the enclosing signature")
-            if name in self.result_names:
-                score += RESULT_TYPE
-                why.append("the enclosing function returns it and has not made one yet")
-        if words and self.function is not None and name == self.function.name:
-            score += ENCLOSING_NAME
-            why.append("named like the enclosing function")
-        parts = name_words(name)
-        if words and parts:
-            pending = (self._words_share(parts & self.pending_words)
-                       + PENDING_USED_LATER * self._words_share(parts & self.later_words)) / len(parts)
-            if pending:
-                score += PENDING * min(pending, 1.0)
-                why.append("named like a parameter the function has not used yet")
-            near = self._words_share(parts & self.context_words) / len(parts)
-            if near:
-                score += NAME_CONTEXT * near
-                why.append(f"its name shares {', '.join(sorted(parts & self.context_words))} with the code nearby")
-        similarity, line = self._use_context(name, calls)
-        if similarity > 0.05:
-            score += USE_CONTEXT * similarity
-            why.append(f"the code around its use on line {line} looks like the code around the cursor")
-        share, line, shared = self._companions(name, calls)
-        if share > 0:
-            score += COMPANIONS * share
-            why.append(f"used with {', '.join(shared)} on line {line}, as near the cursor")
-        return score, why
-
-    def _companions(self, name: str, uses: list[int]) -> tuple[float, int | None, list[str]]:
-        """How much of what is used near the cursor was also used near another use of ``name``.
-
-        Code uses names in families (``if is_async_gen(f)`` goes with ``elif
-        is_gen(f)``): a name whose other uses came with the imported and
-        defined names used around the cursor is likely to come with them again,
-        in whatever order the lines are.
-        """
-        companions = self.companions
-        if not companions or name in companions:
-            return 0.0, None, []
-        terms, cursor = self.analysis.line_terms, self.cursor.line
-        best, where, shared = 0.0, None, set()
-        for line in uses[-USE_CONTEXT_LIMIT:] if len(uses) > USE_CONTEXT_LIMIT else uses:
-            if abs(line - cursor) <= COMPANION_LINES:
-                continue
-            near = set()
-            for other in terms[max(line - COMPANION_LINES, 1) - 1 : line + COMPANION_LINES]:
-                near.update(other & companions)
-            if len(near) > len(shared):
-                best, where, shared = len(near) / len(companions), line, near
-        return best, where, sorted(shared)
-
-    def _words_share(self, words: set[str]) -> float:
-        """Credit for name words found nearby: a word in the names of n imports gives each 1/n."""
-        return sum(1 / self.word_counts.get(word, 1) for word in words)
-
-    def _use_context(self, name: str, uses: list[int]) -> tuple[float, int | None]:
-        """The best similarity between the lines around a use of ``name`` and the lines around the cursor.
-
-        Lines are compared at the same offsets (the line above a use with the
-        line above the cursor, ...), nearer offsets weighing more; what is
-        typed on the cursor line is compared with the rest of the use's line.
-        """
-        terms, cursor = self.analysis.line_terms, self.cursor.line
-        around = [(k, terms[cursor + k - 1]) for k in USE_CONTEXT_OFFSETS
-                  if 0 < cursor + k <= len(terms) and terms[cursor + k - 1]]
-        total = sum(1 / abs(k) for k in USE_CONTEXT_OFFSETS)
-        typed = self.cursor_terms - {name}
-        if typed:
-            total += 1
-        if not around and not typed:
-            return 0.0, None
-        reach = max(USE_CONTEXT_OFFSETS)
-        best, where = 0.0, None
-        if len(uses) > USE_CONTEXT_LIMIT:
-            position = bisect_left(uses, cursor)
-            start = max(0, min(position - USE_CONTEXT_LIMIT // 2, len(uses) - USE_CONTEXT_LIMIT))
-            uses = uses[start : start + USE_CONTEXT_LIMIT]
-        for line in uses:
-            if abs(line - cursor) <= reach:
-                continue
-            similarity = 0.0
-            for k, mine in around:
-                if 0 < line + k <= len(terms) and (theirs := terms[line + k - 1]):
-                    shared = len(mine & theirs)
-                    if shared:
-                        similarity += shared / (len(mine) + len(theirs) - shared) / abs(k)
-            if typed:
-                similarity += similar.jaccard(typed, terms[line - 1] - {name})
-            if similarity > best:
-                best, where = similarity, line
-        return best / total, where
-
-    def _module_members(self, local: str, binding: Binding, target: Target, typed_here: bool) -> None:
-        """``module.name`` uses of an imported module: the members used near the cursor (or being typed)."""
-        cursor = self.cursor
-        prefix = local + "."
-        members = {key[len(prefix):].split(".", 1)[0] for key in self.analysis.uses if key.startswith(prefix)}
-        typed = cursor.typed.rsplit(".", 1)[-1] if typed_here else None
-        # Members never used yet: the one being typed, or one named like the code nearby (a name that
-        # an import binds is that import's, not this module's).
-        near = (self._names_near() - self.analysis.bindings.names.keys()) | (
-            {self.function.name} if self.function else set())
-        for path in target.modules:
-            members.update(d.name for d in self.index.symbols.in_file(path) if d.container is None
-                           and (d.name in near or (typed_here and d.name.startswith(typed))))
-        for member in sorted(members):
-            uses = self.analysis.uses.get(prefix + member, [])
-            score, why = self._evidence(member, uses, unused_counts=False)
-            if typed_here and member.startswith(typed):
-                score += TYPED_PREFIX
-            if score < 0.01:
-                continue
-            found = self.resolver.attribute(target, member)
-            why.insert(0, f"`{local}.{member}`: `{local}` is the module {binding.module}")
-            for definition in found.definitions[:2]:
-                self._add(definition, score * _kind_weight(definition), "import", why)
-
-    def _server(self) -> None:
-        """What a warm language server resolves at the cursor, in the time left (``langservers/hints.py``)."""
-        cursor = self.cursor
-        prefix = self.analysis.lines[cursor.line - 1][: cursor.character]
-        hints, self.server_final = cursor_hints(
-            self.servers, self.index.symbols.in_file, cursor.rel, self.text, prefix, cursor.language, cursor.line,
-            cursor.character, lambda: self.deadline - time.perf_counter())
-        for hint in hints:
-            definition = hint.definition
-            # The cursor's own file counts only for definitions off screen, as for every source.
-            if definition.path == cursor.rel and abs(definition.start_line - cursor.line) <= NEAR_LINES:
-                continue
-            self._add(definition, SERVER_SCORE * _kind_weight(definition), "server", [f"{hint.why} ({hint.server})"])
-
-    def _own_file(self) -> None:
-        """Definitions of the cursor's file used near the cursor but defined off screen."""
-        cursor, analysis = self.cursor, self.analysis
-        low, high = max(cursor.line - NEAR_LINES, 1), cursor.line + NEAR_LINES
-        names = self._names_near()
-        owner = self.owner.qualname if self.owner else None
-        for definition in analysis.definitions:
-            if low <= definition.start_line <= high or definition.start_line <= cursor.line <= definition.end_line:
-                continue
-            if definition.container is None:
-                uses = analysis.uses.get(definition.name, []) if definition.name in names else []
-            elif definition.container == owner:
-                uses = [line for receiver in RECEIVERS
-                        for line in analysis.uses.get(f"{receiver}.{definition.name}", [])]
-            else:
-                continue
-            uses = [u for u in uses if not definition.start_line <= u <= definition.end_line]
-            if not uses:
-                continue
-            score, why = self._evidence(definition.name, uses, unused_counts=False, words=False)
-            if self._typed_match(definition.name):
-                score += TYPED_PREFIX
-            why.insert(0, f"defined in this file, {abs(definition.start_line - cursor.line)} lines away")
-            self._add(definition, LOCAL_WEIGHT * score * _kind_weight(definition), "local", why)
-
-    def _names_near(self) -> set[str]:
-        cursor = self.cursor
-        low, high = max(cursor.line - CONTEXT_BEFORE, 1), cursor.line + CONTEXT_AFTER
-        names = set(CHAIN_PART.findall(self.analysis.lines[cursor.line - 1]))
-        for terms in self.analysis.line_terms[low - 1 : high]:
-            names.update(terms)
-        return names
-
-    def _unbound(self) -> None:
-        """Names used near the cursor that no import or local definition binds: the symbol index's guess."""
-        analysis, cursor = self.analysis, self.cursor
-        if cursor.language in IMPORT_ONLY_LANGUAGES:
-            return
-        local = {d.name for d in analysis.definitions}
-        wildcard_files = {path for item in analysis.bindings.wildcards
-                          for path in self.resolver.module_files(item.module, cursor.rel)}
-        for name in sorted(self._names_near()):
-            if name in analysis.bindings.names or name in local or len(name) < 3:
-                continue
-            if self.out_of_time():
-                return
-            found = [d for d in self.index.symbols.by_name(name)
-                     if d.container is None and d.path != cursor.rel and d.kind != "constant"
-                     and not is_test_path(d.path)]
-            if wildcard_files:
-                visible = [d for d in found if d.path in wildcard_files]
-                found = visible or found
-            if not found or len(found) > MAX_UNBOUND_DEFINITIONS:
-                continue
-            lines = [number for number in range(max(cursor.line - CONTEXT_BEFORE, 1), cursor.line + CONTEXT_AFTER + 1)
-                     if number <= len(analysis.line_terms) and name in analysis.line_terms[number - 1]]
-            proximity, nearest = _proximity(lines, cursor.line)
-            for definition in found:
-                count = f"{len(found)} definition{'s' if len(found) > 1 else ''} in the workspace"
-                self._add(definition, UNBOUND_WEIGHT * proximity / len(found), "symbol",
-                          [f"`{name}` is defined here ({count})", f"used {_where(nearest)}"])
-
-    def _enclosing(self) -> None:
-        cursor = self.cursor
-        for definition, what in ((self.owner, "class"), (self.function, "function")):
-            if definition is None or cursor.line - definition.start_line <= NEAR_LINES:
-                continue
-            self._add(definition, ENCLOSING_SCORE, "enclosing",
-                      [f"the enclosing {what}, {cursor.line - definition.start_line} lines above"])
-
-    def _similar(self) -> None:
-        """Windows of the open and recently edited files that look like the lines above the cursor."""
-        query = similar.query_terms(self.analysis.lines, self.cursor.line - 1)
-        pool = []
-        kinds = {}
-        for kind, rel, windows in self.engine.neighbour_windows(self.index, self.cursor.path):
-            if self.out_of_time():
-                return
-            kinds[rel] = kind
-            pool.extend(windows)
-        # A closed file's text comes from the index: the answer depends on it staying the same.
-        self.neighbours = {rel for rel, kind in kinds.items() if kind == "recent"}
-        for score, window in similar.rank(query, pool, SIMILAR_LIMIT):
-            weight, where = ((SIMILAR_WEIGHT, "an open file") if kinds[window.path] == "open"
-                             else (RECENT_WEIGHT, "a recently edited file"))
-            key = (window.path, window.start_line, None)
-            self.candidates[key] = _Candidate(None, window.path, weight * score, "similar",
-                                              [f"similar code in {where} (Jaccard {score:.2f})"],
-                                              languages.language_for_path(window.path),
-                                              (window.start_line, window.end_line))
-
-    # Packing.
-
-    def _text_of(self, path: str) -> FileText:
-        if path == self.cursor.rel:
-            return FileText(self.analysis.lines)
-        return self.engine.file_text(self.index, path)
-
-    def _excerpt(self, candidate: _Candidate, full: bool) -> Excerpt:
-        if candidate.window is not None:
-            if candidate.path == self.cursor.rel:
-                lines = self._text_of(candidate.path).slice(*candidate.window)
-            else:
-                lines = self._window_lines(candidate)
-            return Excerpt("\n".join(lines).rstrip(), candidate.window[0], candidate.window[1], True)
-        if candidate.path == self.cursor.rel:
-            # The cursor's file changes with every keystroke: not worth caching.
-            definition = candidate.definition
-            members = [d for d in self.analysis.definitions if d.container == definition.qualname]
-            cut = body if full else head
-            return cut(self._text_of(candidate.path), definition, candidate.language,
-                       languages.spec(candidate.language).comment, members)
-        return self.engine.excerpt(self.index, candidate.path, candidate.definition, candidate.language, full,
-                                   self._text_of)
-
-    def _window_lines(self, candidate: _Candidate) -> list[str]:
-        document = self.engine.session.documents.get(self.index.root / candidate.path)
-        if document is not None:
-            with document.lock:
-                lines = split_lines(document.text)
-            return lines[candidate.window[0] - 1 : candidate.window[1]]
-        return self._text_of(candidate.path).slice(*candidate.window)
-
-    def _pack(self, ranked: list[_Candidate]) -> CompletionAnswer:
-        """The best candidates that fit the budget as heads (signature and docstring); leftover budget then
-        shows the best of them whole."""
-        budget = self.request.budget_tokens
-        limit = min(self.request.max_snippets or MAX_SNIPPETS, MAX_SNIPPETS)
-        rules: PackRules[_Candidate, Excerpt] = PackRules(
-            show=lambda candidate: self._excerpt(candidate, full=False),
-            text=lambda excerpt: excerpt.content,
-            cut=lambda excerpt, shorter: Excerpt(shorter, excerpt.start_line,
-                                                 excerpt.start_line + shorter.count("\n"), False),
-            cost=self._cost,
-            min_cut_tokens=MIN_CUT_TOKENS,
-            min_room=MIN_SNIPPET_TOKENS,
-            redundant=lambda candidate, excerpt, packed: any(
-                _overlaps(candidate, excerpt, other.item, other.shown) for other in packed),
-        )
-        packing = pack(ranked, budget, limit, rules)
-        chosen = [(packed.item, packed.shown, packed.cost) for packed in packing.packed]
-        used = packing.used
-        # Leftover budget: bodies for the best snippets that are shown in part.
-        for position, (candidate, excerpt, cost) in enumerate(chosen):
-            if excerpt.complete or candidate.window is not None:
-                continue
-            fuller = self._excerpt(candidate, full=True)
-            extra = self._cost(candidate, fuller.content) - cost
-            if fuller.content != excerpt.content and used + extra <= budget:
-                chosen[position] = (candidate, fuller, cost + extra)
-                used += extra
-        return self._answer(chosen, packing.over_budget + packing.over_limit, packing.cut)
-
-    def _header(self, candidate: _Candidate) -> str:
-        return f"{languages.spec(candidate.language).comment} {candidate.path}"
-
-    def _cost(self, candidate: _Candidate, content: str) -> int:
-        return _snippet_cost(self._header(candidate), content)
-
-    def _answer(self, chosen: list[tuple[_Candidate, Excerpt, int]], omitted: int, cut_short: bool
-                ) -> CompletionAnswer:
-        snippets = []
-        blocks = []
-        for candidate, excerpt, _ in chosen:
-            definition = candidate.definition
-            snippets.append(Snippet(
-                path=candidate.path,
-                start_line=excerpt.start_line,
-                end_line=excerpt.end_line,
-                symbol=definition.name if definition else None,
-                qualname=definition.qualname if definition else None,
-                kind=definition.kind if definition else "code",
-                language=candidate.language,
-                source=candidate.source,
-                score=round(candidate.score, 4),
-                why=tuple(candidate.why),
-                content=excerpt.content,
-                tokens=estimate_tokens(excerpt.content),
-            ))
-            blocks.append(f"{self._header(candidate)}\n{excerpt.content}\n")
-        prompt = "\n".join(blocks)
-        return CompletionAnswer(str(self.index.root), tuple(snippets), prompt, estimate_tokens(prompt),
-                                self.request.budget_tokens, omitted, self.timed_out or cut_short)
-
-
-def _overlaps(candidate: _Candidate, excerpt: Excerpt, other: _Candidate, shown: Excerpt) -> bool:
-    return (candidate.path == other.path and excerpt.start_line <= shown.end_line
-            and shown.start_line <= excerpt.end_line)
-
-
-def _rank_key(candidate: _Candidate) -> tuple:
-    start = candidate.definition.start_line if candidate.definition else candidate.window[0]
-    return (-round(candidate.score, 6), candidate.path, start)
-
-
-def _import_why(binding: Binding, target: Target) -> str:
-    alias = f" as {binding.local}" if binding.local != binding.imported and not binding.is_module else ""
-    name = binding.imported if not binding.is_module else binding.local
-    via = f", re-exported through {', '.join(target.via)}" if target.via else ""
-    return f"imported: `{name}`{alias} from {binding.module}{via}"
-
-
-@lru_cache(maxsize=4096)
-def _snippet_cost(header: str, content: str) -> int:
-    """Tokens a snippet takes in the prompt: its header comment, its content and the blank line after it."""
-    return estimate_tokens(f"{header}\n{content}\n\n")
-
-
-@lru_cache(maxsize=4096)
-def _language(path: str) -> str:
-    return languages.language_for_path(path)
-
-
-def _kind_weight(definition: Definition) -> float:
-    return DECLARATION_WEIGHT if definition.kind in ("constant", "type") else 1.0
