@@ -18,6 +18,7 @@ from rag_lsp.index.root_index import Index
 from rag_lsp.retrieval.answer import DEFAULT_BUDGET_TOKENS, ContextRequest
 from rag_lsp.retrieval.fusion import FusionRanker
 from rag_lsp.retrieval.rank import LexicalRanker, Ranker
+from rag_lsp.retrieval.ranking.config import DEFAULT_RANKING, RankingConfig
 from rag_lsp.retrieval.retrieve import retrieve
 from rag_lsp.retrieval.strategies import REGISTRY
 
@@ -78,17 +79,19 @@ class Answer:
         return any("time budget" in reason for _, reason in self.skipped)
 
 
-def make_ranker(name: str = "fusion", disabled: frozenset[str] = frozenset()) -> Ranker | None:
+def make_ranker(name: str = "fusion", disabled: frozenset[str] = frozenset(),
+                config: RankingConfig = DEFAULT_RANKING) -> Ranker | None:
     """The ranker a benchmark asks: None is the default one, exactly what a user gets."""
     if name == "lexical":
         return LexicalRanker()
-    return FusionRanker(disabled=disabled) if disabled else None
+    return FusionRanker(disabled=disabled, config=config) if disabled or config != DEFAULT_RANKING else None
 
 
 def rank_places(index: Index, question: str, top_k: int, ranker: Ranker | None = None,
                 budget_tokens: int = DEFAULT_BUDGET_TOKENS) -> Answer:
     """Ask ``question`` of ``index`` as ``rag-lsp context --top-k top_k`` does."""
-    answer = retrieve(index, ContextRequest(question, top_k, budget_tokens), ranker=ranker)
+    config = ranker.config if isinstance(ranker, FusionRanker) else DEFAULT_RANKING
+    answer = retrieve(index, ContextRequest(question, top_k, budget_tokens), ranker=ranker, config=config)
     places = tuple(Place(item.path, item.start_line, item.end_line) for item in answer.items)
     return Answer(places, answer.truncated, answer.strategies_skipped)
 

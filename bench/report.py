@@ -25,6 +25,7 @@ from common import RANKERS, STRATEGIES, Answer, make_ranker, percentile
 from rag_lsp.languages import language_for_path
 from rag_lsp.path_kinds import is_code_path, is_example_path, is_prose_path, is_test_path
 from rag_lsp.retrieval.rank import Ranker
+from rag_lsp.retrieval.ranking.config import DEFAULT_RANKING, EVIDENCE_ONLY, STAGES
 
 BENCH_ROOT = Path("/work/benchtrees")
 RAG_LSP = "rag_lsp"
@@ -48,6 +49,10 @@ def add_options(parser: argparse.ArgumentParser, set_name: str) -> None:
                         help=f"switch a FusionRanker strategy off; repeatable ({', '.join(STRATEGIES)})")
     parser.add_argument("--ablation", action="store_true",
                         help="also measure rag_lsp without each strategy in turn")
+    parser.add_argument("--without", action="append", default=[], choices=STAGES, metavar="STAGE",
+                        help=f"switch a ranking stage off; repeatable ({', '.join(STAGES)})")
+    parser.add_argument("--stage-ablation", action="store_true",
+                        help="also measure rag_lsp without each ranking stage in turn, and with the evidence alone")
 
 
 def details_path(option: str | None, set_name: str) -> Path | None:
@@ -69,11 +74,19 @@ def rag_lsp_systems(args: argparse.Namespace) -> dict[str, Ranker | None]:
         if disabled or args.ablation:
             raise SystemExit("--disable and --ablation switch strategies of the fusion ranker only")
         return {f"{RAG_LSP} ({args.ranker} ranker)": make_ranker(args.ranker)}
-    label = RAG_LSP + (" without " + ", ".join(sorted(disabled)) if disabled else "")
-    systems = {label: make_ranker("fusion", disabled)}
+    config = DEFAULT_RANKING.without(*args.without)
+    off = sorted(disabled | set(args.without))
+    label = RAG_LSP + (" without " + ", ".join(off) if off else "")
+    systems = {label: make_ranker("fusion", disabled, config)}
     for name in STRATEGIES if args.ablation else ():
         if name not in disabled:
-            systems[label + (", " if disabled else " without ") + name] = make_ranker("fusion", disabled | {name})
+            systems[label + (", " if off else " without ") + name] = make_ranker("fusion", disabled | {name}, config)
+    for stage in STAGES if args.stage_ablation else ():
+        if stage not in args.without:
+            systems[label + (", " if off else " without ") + stage + " (stage)"] = make_ranker(
+                "fusion", disabled, config.without(stage))
+    if args.stage_ablation:
+        systems[f"{RAG_LSP}, evidence strategies only"] = make_ranker("fusion", disabled, EVIDENCE_ONLY)
     return systems
 
 

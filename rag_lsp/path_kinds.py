@@ -48,6 +48,39 @@ def is_code_path(path: str) -> bool:
     return language_for_path(path) not in _NON_CODE_LANGUAGES
 
 
+# Copies of the source made for distribution or by a generator: they absorb the evidence their originals should get.
+_SECONDARY_DIRS = frozenset({"vendor", "vendored", "third_party", "thirdparty", "external", "extern", "dist",
+                             "single_include", "amalgamation", "generated", "gen", "compat", "_compat", "legacy"})
+_SECONDARY_NAME = re.compile(
+    r"(\.d\.ts|\.d\.mts|_pb2(_grpc)?\.pyi?|\.pb\.go|\.pb\.(cc|h)|\.g\.dart|\.generated\.\w+|\.designer\.cs"
+    r"|[-_.]amalgamat\w*\.\w+|\.min\.\w+)$", re.IGNORECASE)
+# Files that only re-export what other files of their package define.
+_BARREL_NAMES = frozenset({"__init__.py", "index.js", "index.ts", "index.mjs", "mod.rs", "package-info.java"})
+
+
+def secondary_kind(path: str) -> str | None:
+    """Why a file is a copy or a stand-in for source defined elsewhere, or None: ``declaration`` (``.d.ts``
+    type stubs), ``generated`` (protobuf, designer and other generated code), ``vendored`` (a copy under
+    ``vendor/``, ``third_party/``, an amalgamated single header, ``dist/``) or ``compat`` (a compatibility
+    shim or legacy copy). Ranking demotes these so the original wins."""
+    name = path.rsplit("/", 1)[-1].lower()
+    if name.endswith((".d.ts", ".d.mts")):
+        return "declaration"
+    if _SECONDARY_NAME.search(name):
+        return "generated"
+    directories = [part.lower() for part in path.split("/")[:-1]]
+    if any(part in ("compat", "_compat", "legacy") for part in directories):
+        return "compat"
+    if any(part in _SECONDARY_DIRS for part in directories):
+        return "vendored"
+    return None
+
+
+def is_barrel_path(path: str) -> bool:
+    """A package's re-export file (``__init__.py``, ``index.ts``, ``mod.rs``): its names live elsewhere."""
+    return path.rsplit("/", 1)[-1] in _BARREL_NAMES
+
+
 def is_primary_path(path: str) -> bool:
     """Source proper: not a test, an example or prose, which often repeat what the source defines."""
     return not (is_test_path(path) or is_example_path(path) or is_prose_path(path))

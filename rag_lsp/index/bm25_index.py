@@ -358,6 +358,30 @@ class BM25Index:
         order = np.lexsort((doc_ids, -scores))[:k]
         return list(zip(doc_ids[order].tolist(), scores[order].tolist()))
 
+    def postings(self, term: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The documents that contain ``term``: their ids, the term's frequency in each, and their lengths.
+
+        For scores over groups of documents (a file's chunks), which need the
+        raw statistics rather than each document's own BM25 score.
+        """
+        postings = self._postings.get(term)
+        if postings is None:
+            empty = np.zeros(0, dtype=_INT64_DTYPE)
+            return empty, np.zeros(0), empty
+        slots = np.frombuffer(postings.slots, dtype=_INT64_DTYPE)
+        live = slots != _GRAVEYARD
+        slots = slots[live]
+        tfs = np.frombuffer(postings.tfs, dtype=np.float64)[live]
+        doc_ids = np.frombuffer(self._doc_id_at, dtype=_INT64_DTYPE)[slots]
+        lengths = np.frombuffer(self._doc_len, dtype=_INT64_DTYPE)[slots]
+        return doc_ids, tfs, lengths
+
+    def lengths(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every indexed document's id and length in tokens."""
+        slots = np.fromiter(self._slot_of.values(), dtype=_INT64_DTYPE, count=len(self._slot_of))
+        return (np.frombuffer(self._doc_id_at, dtype=_INT64_DTYPE)[slots],
+                np.frombuffer(self._doc_len, dtype=_INT64_DTYPE)[slots])
+
     def _accumulate(self, query: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """Return per-slot scores and the slots of the documents sharing a query term.
 

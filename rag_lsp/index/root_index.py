@@ -26,11 +26,11 @@ from tree_sitter import Tree
 from rag_lsp.index.admission import DEFAULT_ADMISSION, Admission
 from rag_lsp.index.bm25_index import BM25Index
 from rag_lsp.index.cache import CachedFile, IndexCache, cache_path_for
-from rag_lsp.index.parse import blob_id, parse_file
+from rag_lsp.index.parsing.parse import blob_id, parse_file
 from rag_lsp.index.symbol_table import SymbolIndex
 from rag_lsp.index.terms import path_tokens, tokenize
 from rag_lsp.index.walk import WalkedFile, WalkStats, load, walk
-from rag_lsp.model import Chunk, Import, ParsedFile, Reference
+from rag_lsp.model import Chunk, Definition, Import, ParsedFile, Reference
 
 # Below this many files to parse, a process pool costs more than it saves.
 POOL_THRESHOLD = 64
@@ -346,6 +346,14 @@ class Index:
             if inside and (best is None or chunk.end_line - chunk.start_line < best[1].end_line - best[1].start_line):
                 best = (chunk_id, chunk)
         return best
+
+    def definition_chunk(self, definition: Definition) -> int | None:
+        """The chunk that starts a definition (its signature and docstring), else the one holding its first line."""
+        for chunk_id, chunk in self.chunks_of(definition.path):
+            if chunk.qualname == definition.qualname and chunk.start_line >= definition.start_line:
+                return chunk_id
+        found = self.chunk_at(definition.path, definition.start_line)
+        return found[0] if found else None
 
     def close(self) -> None:
         if self.cache:

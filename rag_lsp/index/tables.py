@@ -35,6 +35,9 @@ class WorkspaceTables:
         # Path word → files whose path (without extension) contains it.
         self._path_words: dict[str, set[str]] = defaultdict(set)
         self._words_of: dict[str, tuple[str, ...]] = {}
+        # Word → files whose name or folder (the immediate parent) contains it: what a file is named for.
+        self._name_words: dict[str, set[str]] = defaultdict(set)
+        self._name_words_of: dict[str, tuple[str, ...]] = {}
         # Name → file → its uses there.
         self._uses: dict[str, dict[str, list[Reference]]] = defaultdict(dict)
         self._used_in: dict[str, tuple[str, ...]] = {}
@@ -75,6 +78,14 @@ class WorkspaceTables:
     def files_with_path_word(self, word: str) -> list[str]:
         return sorted(self._path_words.get(word, ()))
 
+    def path_vocabulary(self) -> list[str]:
+        """Every word of a file's name or folder, for prefix matching."""
+        return list(self._name_words)
+
+    def files_named_by(self, word: str) -> set[str]:
+        """Files whose name or folder contains ``word``."""
+        return self._name_words.get(word, set())
+
     def uses(self, name: str) -> dict[str, list[Reference]]:
         return self._uses.get(name, {})
 
@@ -92,6 +103,10 @@ class WorkspaceTables:
         self._words_of[path] = words
         for word in words:
             self._path_words[word].add(path)
+        named = tuple(sorted(set(tokenize(pure.stem)) | set(tokenize(pure.parent.name))))
+        self._name_words_of[path] = named
+        for word in named:
+            self._name_words[word].add(path)
         by_name: dict[str, list[Reference]] = defaultdict(list)
         for reference in references:
             by_name[reference.name].append(reference)
@@ -112,6 +127,8 @@ class WorkspaceTables:
                 _discard(self._dirs_by_name, parent.name, directory)
         for word in self._words_of.pop(path, ()):
             _discard(self._path_words, word, path)
+        for word in self._name_words_of.pop(path, ()):
+            _discard(self._name_words, word, path)
         for name in self._used_in.pop(path, ()):
             uses = self._uses[name]
             uses.pop(path, None)

@@ -46,6 +46,13 @@ class ContextItem:
     sources: tuple[str, ...]
     content: str
     tokens: int
+    # ``ranked``, or ``dependency``: a definition a top place uses, shown after the ranked places.
+    source: str = "ranked"
+    # Context-window optimisation: the places merged into this one, the near-duplicates dropped for it, and
+    # whether its file had more places than an answer keeps.
+    merged_from: tuple[tuple[int, int], ...] = ()
+    deduped_from: tuple[tuple[int, int], ...] = ()
+    file_capped: bool = False
 
 
 @dataclass(frozen=True, slots=True)

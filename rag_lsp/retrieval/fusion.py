@@ -28,6 +28,8 @@ from rag_lsp.index.symbol_provider import SymbolProvider
 from rag_lsp.path_kinds import is_example_path, is_prose_path, is_test_path
 from rag_lsp.retrieval.query import Query
 from rag_lsp.retrieval.rank import Cancelled, Candidate, Ranking, RankReport
+from rag_lsp.retrieval.ranking.config import DEFAULT_RANKING, EVIDENCE_ONLY, RankingConfig
+from rag_lsp.retrieval.ranking.pipeline import rank_staged
 from rag_lsp.retrieval.strategies import REGISTRY, Budget, Finding, Skipped, Strategy, StrategyContext
 from rag_lsp.retrieval.strategies.base import Message
 
@@ -38,6 +40,8 @@ MAX_FILES = 12
 # Names the prose mentions whose best place is kept below the cut.
 MENTIONED_KEPT = 3
 CHUNKS_PER_FILE = 3
+# Files whose places the staged ranking fuses (it has no cut of its own before fusion).
+EVIDENCE_FILES = 100
 TEST_FACTOR = 0.6
 EXAMPLE_FACTOR = 0.7
 PROSE_FACTOR = 0.5
@@ -59,7 +63,9 @@ class FusionRanker:
     def __init__(self, strategies: dict[str, Strategy] | None = None, *, budget: Budget | None = None,
                  provider: SymbolProvider | None = None, disabled: frozenset[str] = frozenset(),
                  clock: Callable[[], float] = time.perf_counter,
-                 cancelled: Callable[[], bool] | None = None) -> None:
+                 cancelled: Callable[[], bool] | None = None, config: RankingConfig = DEFAULT_RANKING) -> None:
+        # The stages after the evidence (``retrieval/ranking/``); EVIDENCE_ONLY is the ranking without them.
+        self.config = config
         self.strategies = {name: run for name, run in (strategies or REGISTRY).items() if name not in disabled}
         self.budget = budget or Budget()
         self.provider = provider
@@ -73,16 +79,14 @@ class FusionRanker:
             run, skipped = self._run_strategies(ctx)
             about_tests = ctx.message.about_tests or "test_to_impl" in run
             about_config = ctx.message.about_config or "docs_config" in run
-            files = rank_files(ctx.findings, ctx.message, about_tests, about_config)
-            placed = [(ranked, *_locate(ctx, ranked)) for ranked in files]
-            fallback = _best_chunks(ctx, [ranked.path for ranked, located, _ in placed if not located])
-            candidates = [candidate for ranked, located, unlocated in placed
-                          for candidate in _file_candidates(index, ranked, located, unlocated,
-                                                            fallback.get(ranked.path))]
-            candidates.sort(key=lambda c: (-c.score, index.chunks[c.chunk_id].path,
-                                           index.chunks[c.chunk_id].start_line))
+            files = score_files(ctx.findings, ctx.message, about_tests, about_config)
+            if self.config == EVIDENCE_ONLY:
+                candidates = evidence_candidates(ctx, cut_files(files))[:limit]
+            else:
+                evidence = evidence_candidates(ctx, files[:EVIDENCE_FILES])
+                candidates = rank_staged(ctx, evidence, limit, self.config, about_config)
         report = RankReport(tuple(run), tuple(skipped.items()), ctx.truncated, tuple(ctx.symbols.notes()))
-        return Ranking(tuple(candidates[:limit]), report)
+        return Ranking(tuple(candidates), report)
 
     def _run_strategies(self, ctx: StrategyContext) -> tuple[list[str], dict[str, str]]:
         run: list[str] = []
@@ -128,8 +132,8 @@ def best_per_anchor(findings: list[Finding], by_strategy: bool = False) -> list[
     return sorted(best.values(), key=lambda f: -f.weight)
 
 
-def rank_files(findings: list[Finding], message: Message, about_tests: bool, about_config: bool) -> list[RankedFile]:
-    """Files by combined score with demotions, cut relative to the best, plus the best place of prose names."""
+def score_files(findings: list[Finding], message: Message, about_tests: bool, about_config: bool) -> list[RankedFile]:
+    """Files by combined score with demotions, best first (ties by path); none below zero."""
     by_file: dict[str, list[Finding]] = defaultdict(list)
     for finding in findings:
         by_file[finding.path].append(finding)
@@ -139,10 +143,32 @@ def rank_files(findings: list[Finding], message: Message, about_tests: bool, abo
         anchors = best_per_anchor(found)
         files.append(RankedFile(path, combine([f.weight for f in anchors]) * factor, found, anchors, demotion))
     files.sort(key=lambda f: (-f.score, f.path))
-    if not files or files[0].score <= 0:
+    return [f for f in files if f.score > 0]
+
+
+def cut_files(files: list[RankedFile]) -> list[RankedFile]:
+    """The files within ``RELATIVE_CUT`` of the best, at most ``MAX_FILES``, plus the best place of names the
+    prose mentions (the evidence-only ranking; the staged one backfills instead)."""
+    if not files:
         return []
     kept = [f for f in files if f.score >= RELATIVE_CUT * files[0].score][:MAX_FILES]
     return sorted(kept + _mentioned_below_cut(files, kept), key=lambda f: (-f.score, f.path))
+
+
+def rank_files(findings: list[Finding], message: Message, about_tests: bool, about_config: bool) -> list[RankedFile]:
+    """Files by combined score with demotions, cut relative to the best, plus the best place of prose names."""
+    return cut_files(score_files(findings, message, about_tests, about_config))
+
+
+def evidence_candidates(ctx: StrategyContext, files: list[RankedFile]) -> list[Candidate]:
+    """The chunks the findings of each file point at (else its best BM25 chunk), best first."""
+    placed = [(ranked, *_locate(ctx, ranked)) for ranked in files]
+    fallback = _best_chunks(ctx, [ranked.path for ranked, located, _ in placed if not located])
+    candidates = [candidate for ranked, located, unlocated in placed
+                  for candidate in _file_candidates(ctx.index, ranked, located, unlocated, fallback.get(ranked.path))]
+    chunks = ctx.index.chunks
+    candidates.sort(key=lambda c: (-c.score, chunks[c.chunk_id].path, chunks[c.chunk_id].start_line))
+    return candidates
 
 
 def _mentioned_below_cut(files: list[RankedFile], kept: list[RankedFile]) -> list[RankedFile]:

@@ -20,6 +20,13 @@ _IDENTIFIER = re.compile(r"\b[A-Za-z_]\w*\b")
 _SNAKE = re.compile(r"^_*[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+_*$")
 _CAMEL = re.compile(r"^_*[A-Za-z][a-z0-9]*[A-Z]\w*$")
 _NAME_IN_CODE = re.compile(r"[A-Za-z_][\w.:#]*")
+# A question that is one identifier, possibly qualified (``Logger``, ``Sinatra::Base``, ``field_validator``): a
+# name to look up whatever its case, since nobody asks a one-word question in prose.
+_ONE_NAME = re.compile(r"^\s*`?([A-Za-z_$][\w$]*(?:(?:\.|::|#|->|\\)[A-Za-z_$][\w$]*)*)`?\s*$")
+# A capitalised word after the first word of a sentence: prose capitalises type and module names
+# ("how Application boots the Server"), so it is a name worth looking up.
+_PROSE_LINE = 300
+_PROPER = re.compile(r"(?<=[a-z,;:)]\s)([A-Z][a-z0-9]+[A-Za-z0-9]*)\b")
 # A name that could be a word of prose (`fix`, `Dataset`): weighed by how rare the word is in the code.
 PLAIN_WORD = re.compile(r"^[A-Za-z][a-z]+$")
 # File names such as ``config.py`` look qualified but are paths.
@@ -47,12 +54,15 @@ class Query:
 def parse_query(text: str) -> Query:
     """Terms for BM25 plus the names worth looking up as symbols."""
     names: list[str] = []
+    if one := _ONE_NAME.match(text):
+        names.append(one.group(1).replace("->", ".").replace("\\", "."))
     for match in _BACKTICKED.finditer(text):
         names.extend(_NAME_IN_CODE.findall(match.group(1)))
     names.extend(m.group(0) for m in _QUALIFIED.finditer(text) if not _FILE_SUFFIX.search(m.group(0)))
     names.extend(m.group(1) for m in _CALL.finditer(text))
     identifiers = _IDENTIFIER.findall(text)
     names.extend(i for i in identifiers if _SNAKE.match(i) or _CAMEL.match(i))
+    names.extend(m.group(1) for line in text.splitlines() if len(line) < _PROSE_LINE for m in _PROPER.finditer(line))
     cleaned = [n.strip(".:#") for n in names if not _FILE_SUFFIX.search(n)]
     # A word already inside a code-like name is not looked up again on its own.
     in_names = {part for name in cleaned for part in re.split(r"\.|::|#", name)}

@@ -45,6 +45,8 @@ class Candidate:
     strategies: list[str] = field(default_factory=list)
     # What answered that evidence: a language server's name, ``tree-sitter`` patterns, or ``index``.
     sources: list[str] = field(default_factory=list)
+    # ``ranked``, or ``dependency`` for a definition a top place uses: shown after the ranked places.
+    role: str = "ranked"
 
 
 @dataclass(frozen=True, slots=True)

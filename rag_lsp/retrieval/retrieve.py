@@ -16,27 +16,20 @@ from dataclasses import dataclass
 
 from rag_lsp.index.root_index import Index
 from rag_lsp.index.symbol_provider import SymbolProvider
-from rag_lsp.model import Chunk
 from rag_lsp.retrieval.answer import ContextAnswer, ContextItem, ContextRequest, IndexSummary, Progress
 from rag_lsp.retrieval.fusion import FusionRanker
 from rag_lsp.retrieval.packing import PackRules, pack
 from rag_lsp.retrieval.query import Query, parse_query
-from rag_lsp.retrieval.rank import Candidate, Ranker, Ranking
+from rag_lsp.retrieval.rank import Ranker, Ranking
+from rag_lsp.retrieval.ranking.config import DEFAULT_RANKING, RankingConfig
 from rag_lsp.retrieval.token_count import estimate_tokens
+from rag_lsp.retrieval.window import Placed, optimise
+from rag_lsp.retrieval.window import placed as window_place
 
 # Candidates ranked beyond top-k, so budget skips can be back-filled.
 CANDIDATE_SLACK = 3
 # A first item is cut down rather than dropped if at least this much fits.
 MIN_USEFUL_TOKENS = 32
-
-
-@dataclass(frozen=True, slots=True)
-class Placed:
-    """A ranked candidate with the chunk it names, read while the index was locked."""
-
-    candidate: Candidate
-    chunk: Chunk
-    root: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +48,8 @@ def question_of(request: ContextRequest) -> Query:
 
 
 def rank_root(index: Index, query: Query, request: ContextRequest, *, ranker: Ranker | None = None,
-              cancel: threading.Event | None = None, provider: SymbolProvider | None = None) -> RootRanking:
+              cancel: threading.Event | None = None, provider: SymbolProvider | None = None,
+              config: RankingConfig = DEFAULT_RANKING) -> RootRanking:
     """Rank one root's chunks for the question.
 
     Raises ``Cancelled`` when ``cancel`` is set while the default ranker works.
@@ -69,11 +63,11 @@ def rank_root(index: Index, query: Query, request: ContextRequest, *, ranker: Ra
             warnings.append("the query has no searchable words or names")
         if not index.chunks:
             warnings.append("the index is empty: no indexable files under the root")
-        ranker = ranker or FusionRanker(cancelled=cancel.is_set if cancel is not None else None, provider=provider)
+        ranker = ranker or FusionRanker(cancelled=cancel.is_set if cancel is not None else None, provider=provider,
+                                        config=config)
         ranking = ranker.rank(index, query, request.top_k * CANDIDATE_SLACK) if not query.empty else Ranking(())
-        root = str(index.root)
-        placed = tuple(Placed(c, index.chunks[c.chunk_id], root) for c in ranking.candidates)
-        summary = IndexSummary(root, len(index.files), len(index.chunks))
+        placed = tuple(optimise(index, [window_place(index, c) for c in ranking.candidates], config))
+        summary = IndexSummary(str(index.root), len(index.files), len(index.chunks))
     return RootRanking(summary, placed, ranking, tuple(warnings))
 
 
@@ -82,10 +76,16 @@ def assemble(query: Query, request: ContextRequest, roots: Sequence[RootRanking]
     """One answer from the rankings of the roots asked (in that order): places by score, ties by root order,
     path and line, packed into the budget once."""
     order = {id(root): position for position, root in enumerate(roots)}
-    merged = sorted(((placed, order[id(root)]) for root in roots for placed in root.placed),
-                    key=lambda pair: (-pair[0].candidate.score, pair[1], pair[0].chunk.path, pair[0].chunk.start_line))
+    merged = sorted(((placed, order[id(root)]) for root in roots for placed in root.placed
+                     if placed.candidate.role == "ranked"),
+                    key=lambda pair: (-pair[0].candidate.score, pair[1], pair[0].chunk.path, pair[0].start_line))
     packing = pack((placed for placed, _ in merged), request.budget_tokens, request.top_k, _CONTEXT_RULES)
-    items = tuple(_item(packed.item, packed.shown, packed.cost) for packed in packing.packed)
+    # What the top places use from other files comes after them, in the budget they left.
+    shown = {(p.item.root, p.item.chunk.path) for p in packing.packed}
+    extra = [placed for root in roots for placed in root.placed
+             if placed.candidate.role != "ranked" and (placed.root, placed.chunk.path) not in shown]
+    dependencies = pack(extra, request.budget_tokens - packing.used, len(extra), _CONTEXT_RULES)
+    items = tuple(_item(packed.item, packed.shown, packed.cost) for packed in (*packing.packed, *dependencies.packed))
     reports = [root.ranking.report for root in roots]
     # A strategy ran if it ran for any root; it was skipped only if it ran for none.
     ran = tuple(dict.fromkeys(name for report in reports for name in report.strategies_run))
@@ -112,11 +112,12 @@ def assemble(query: Query, request: ContextRequest, roots: Sequence[RootRanking]
 
 
 def retrieve(index: Index, request: ContextRequest, *, ranker: Ranker | None = None,
-             cancel: threading.Event | None = None, provider: SymbolProvider | None = None) -> ContextAnswer:
+             cancel: threading.Event | None = None, provider: SymbolProvider | None = None,
+             config: RankingConfig = DEFAULT_RANKING) -> ContextAnswer:
     """The answer from a single index (what tests and benchmarks ask; the workspace asks every root)."""
     started = time.perf_counter()
     query = question_of(request)
-    ranked = rank_root(index, query, request, ranker=ranker, cancel=cancel, provider=provider)
+    ranked = rank_root(index, query, request, ranker=ranker, cancel=cancel, provider=provider, config=config)
     return assemble(query, request, [ranked], started)
 
 
@@ -125,8 +126,8 @@ def _item(placed: Placed, content: str, tokens: int) -> ContextItem:
     return ContextItem(
         root=placed.root,
         path=chunk.path,
-        start_line=chunk.start_line,
-        end_line=min(chunk.end_line, chunk.start_line + content.count("\n")),
+        start_line=placed.start_line,
+        end_line=min(placed.end_line, placed.start_line + content.count("\n")),
         symbol=chunk.symbol,
         qualname=chunk.qualname,
         kind=chunk.kind,
@@ -137,12 +138,16 @@ def _item(placed: Placed, content: str, tokens: int) -> ContextItem:
         sources=tuple(candidate.sources),
         content=content,
         tokens=tokens,
+        source=candidate.role,
+        merged_from=placed.merged_from,
+        deduped_from=placed.deduped_from,
+        file_capped=placed.file_capped,
     )
 
 
 # A place is shown as its chunk's text; a cut keeps whole lines from its start.
 _CONTEXT_RULES: PackRules[Placed, str] = PackRules(
-    show=lambda placed: placed.chunk.content,
+    show=lambda placed: placed.content,
     text=lambda content: content,
     cut=lambda _, shorter: shorter,
     cost=lambda _, content: estimate_tokens(content),

@@ -66,6 +66,10 @@ def _item(item: ContextItem, uri: ToUri | None, content: bool) -> Json:
         "sources": list(item.sources),
         "content": item.content,
         "tokens": item.tokens,
+        "source": item.source,
+        "mergedFrom": [list(span) for span in item.merged_from],
+        "dedupedFrom": [list(span) for span in item.deduped_from],
+        "fileCapped": item.file_capped,
     }
     if not content:
         del encoded["content"]

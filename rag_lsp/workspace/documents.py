@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from tree_sitter import Tree
 
 from rag_lsp import languages
-from rag_lsp.index.parse import parse_tree
+from rag_lsp.index.parsing.parse import parse_tree
 
 ENCODINGS = ("utf-16", "utf-8", "utf-32")
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")

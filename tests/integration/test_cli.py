@@ -33,8 +33,9 @@ def test_the_console_script_is_installed():
 def test_context_finds_the_named_method(ledger_root):
     answer = context_json(ledger_root, "why does `Ledger.post` raise KeyError when the currency is missing")
     first = answer["items"][0]
-    assert (first["path"], first["qualname"], first["start_line"], first["end_line"]) == (
-        "shop/ledger.py", "Ledger.post", 11, 14)
+    # The method's neighbours in the file (the class header) are merged into its place (context-window stage).
+    assert (first["path"], first["qualname"]) == ("shop/ledger.py", "Ledger.post")
+    assert first["start_line"] <= 11 and first["end_line"] == 14
     assert any(reason.startswith("symbol: `Ledger.post`") for reason in first["why"])
     assert "def post(self, entry):" in first["content"]
 

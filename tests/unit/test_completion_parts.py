@@ -10,7 +10,7 @@ from rag_lsp.completion import similar
 from rag_lsp.completion.cursor import code_point, enclosing, open_call, parameters
 from rag_lsp.index.bindings import Binding, Resolver, file_bindings
 from rag_lsp.index.outline import FileText, body, head, signature_end
-from rag_lsp.index.parse import parse_file
+from rag_lsp.index.parsing.parse import parse_file
 from rag_lsp.index.root_index import Index
 from rag_lsp.model import Definition
 

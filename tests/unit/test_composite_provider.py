@@ -22,6 +22,7 @@ from rag_lsp.langservers.composite import CompositeSymbolProvider, name_position
 from rag_lsp.langservers.pool import AnswerMemo
 from rag_lsp.langservers.spec import ServerSpec, ServerStatus
 from rag_lsp.retrieval.answer import ContextRequest
+from rag_lsp.retrieval.ranking.config import DEFAULT_RANKING
 
 FILES = {
     "app/limits.py": (
@@ -363,7 +364,9 @@ def test_hover_text_names_its_source(index):
 
 def test_context_items_say_which_source_answered(index):
     provider = composite(index, Pool({"python": StandIn("pyright", ("python",))}))
-    result = context_of(index, ContextRequest("why does `RateLimiter.allow` deny everything"), provider=provider)
+    # Places are not merged here, so that the class and its method each show what answered them.
+    result = context_of(index, ContextRequest("why does `RateLimiter.allow` deny everything"), provider=provider,
+                        config=DEFAULT_RANKING.without("window"))
     method = next(item for item in result["items"] if item["qualname"] == "RateLimiter.allow")
     assert method["path"] == "app/limits.py"
     assert "pyright" in method["sources"]

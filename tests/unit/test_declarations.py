@@ -15,9 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rag_lsp import languages
-from rag_lsp.index.chunk import CHUNK_KINDS
-from rag_lsp.index.declarations import MAX_LINE_CHARS, all_rules
-from rag_lsp.index.parse import parse_file
+from rag_lsp.index.parsing.chunk import CHUNK_KINDS
+from rag_lsp.index.parsing.declarations import MAX_LINE_CHARS, all_rules
+from rag_lsp.index.parsing.parse import parse_file
 
 RAW = tomllib.loads(resources.files("rag_lsp").joinpath("data/declarations.toml").read_text("utf-8"))
 LANGUAGES = sorted(RAW)

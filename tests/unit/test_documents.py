@@ -7,7 +7,7 @@ from edit_oracle import apply, random_edit
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rag_lsp.index.parse import parse_tree
+from rag_lsp.index.parsing.parse import parse_tree
 from rag_lsp.workspace.documents import EditError, OpenDocument, TextEdit
 
 START = 'x = "é🎉"\r\n\r\ndef f(a):\r\n    return a  # 中文\r\n\nclass C:\n    pass\n'

@@ -12,6 +12,7 @@ from rag_lsp.index.root_index import Index
 from rag_lsp.retrieval.answer import ContextRequest
 from rag_lsp.retrieval.fusion import FusionRanker, combine, rank_files
 from rag_lsp.retrieval.query import parse_query
+from rag_lsp.retrieval.ranking.config import EVIDENCE_ONLY
 from rag_lsp.retrieval.strategies import Budget, Finding, Skipped
 from rag_lsp.retrieval.strategies.base import read_message
 
@@ -118,6 +119,8 @@ def index(tmp_path):
 
 
 def rank(index, strategies, text="ledger post", **options):
+    # The evidence stage alone: the stages after it have their own tests (tests/unit/test_ranking.py).
+    options.setdefault("config", EVIDENCE_ONLY)
     ranking = FusionRanker(strategies, **options).rank(index, parse_query(text), 30)
     candidates = ranking.candidates
     places = [(index.chunks[c.chunk_id].path, index.chunks[c.chunk_id].qualname) for c in candidates]

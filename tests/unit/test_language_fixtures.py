@@ -18,8 +18,8 @@ import pytest
 from tree_sitter import Query
 
 from rag_lsp import languages
-from rag_lsp.index.declarations import all_rules
-from rag_lsp.index.parse import parse_file, parse_tree
+from rag_lsp.index.parsing.declarations import all_rules
+from rag_lsp.index.parsing.parse import parse_file, parse_tree
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "languages"
 QUERY_DIRS = [entry for entry in resources.files("rag_lsp").joinpath("queries").iterdir() if entry.is_dir()]

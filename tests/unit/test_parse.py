@@ -8,8 +8,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rag_lsp import languages
-from rag_lsp.index import chunk as chunk_module
-from rag_lsp.index.parse import blob_id, parse_file
+from rag_lsp.index.parsing import chunk as chunk_module
+from rag_lsp.index.parsing.parse import blob_id, parse_file
 
 PARSED_LANGUAGES = languages.parsed_languages()
 EXTENSION = {name: languages.spec(name).extensions[0] for name in PARSED_LANGUAGES}

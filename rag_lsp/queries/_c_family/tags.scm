@@ -4,7 +4,7 @@
 ; own functions (C++ tells free functions from constructors and methods),
 ; constants (C++ also has `constexpr` and namespaces) and, for C++, classes,
 ; namespaces, aliases and qualified or template names.
-; Conventions (see rag_lsp/index/parse.py): @definition.<kind> on the
+; Conventions (see rag_lsp/index/parsing/parse.py): @definition.<kind> on the
 ; definition, @name on its name; a comment right above it is attached by the
 ; engine.
 

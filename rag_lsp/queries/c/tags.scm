@@ -2,7 +2,7 @@
 ; C definitions and references for rag_lsp: the patterns shared with C++ are
 ; inherited above (tagged types, typedefs, macros, enumerators, references).
 ;
-; Conventions (see rag_lsp/index/parse.py): @definition.<kind> on the
+; Conventions (see rag_lsp/index/parsing/parse.py): @definition.<kind> on the
 ; definition, @name on its name; a comment right above it is attached by the
 ; engine.
 ;

@@ -1,7 +1,7 @@
 ; inherits: _c_family
 ; C++ definitions and references for rag_lsp.
 ;
-; Conventions (see rag_lsp/index/parse.py): @definition.<kind> on the
+; Conventions (see rag_lsp/index/parsing/parse.py): @definition.<kind> on the
 ; definition, @name on its name, @container on the scope of an out-of-line
 ; member (`void Server::start() {}` -> Server.start; the engine reduces
 ; `Box<T>` to `Box`). A `template <...>` line belongs to the definition's chunk

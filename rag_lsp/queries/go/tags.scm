@@ -1,6 +1,6 @@
 ; Go definitions and references for rag_lsp.
 ;
-; Conventions (see rag_lsp/index/parse.py): @definition.<kind> on the node whose
+; Conventions (see rag_lsp/index/parsing/parse.py): @definition.<kind> on the node whose
 ; span is the definition, @name on its name, @container on a method receiver's
 ; type (the engine reduces `*Server` / `Stack[T]` to `Server` / `Stack`).
 ;

@@ -1,6 +1,6 @@
 ; Java definitions and references for rag_lsp.
 ;
-; Conventions (see rag_lsp/index/parse.py): @definition.<kind> on the
+; Conventions (see rag_lsp/index/parsing/parse.py): @definition.<kind> on the
 ; declaration (annotations are part of it through its modifiers; a Javadoc
 ; comment above it is attached by the engine), @name on its name. Members get
 ; their qualified names by nesting: Ledger.post, Ledger.Entry.amount.

@@ -1,6 +1,6 @@
 ; Rust definitions and references for rag_lsp.
 ;
-; Conventions (see rag_lsp/index/parse.py): @definition.<kind> on the item,
+; Conventions (see rag_lsp/index/parsing/parse.py): @definition.<kind> on the item,
 ; @name on its name. Attributes (`#[derive]`) and doc comments above an item
 ; are attached by the engine (languages.toml lists them as comment types).
 ;

@@ -319,11 +319,7 @@ class StrategyContext:
 
     def definition_chunk(self, definition: Definition) -> int | None:
         """The chunk that starts a definition (its signature and docstring), else the one holding its first line."""
-        for chunk_id, chunk in self.index.chunks_of(definition.path):
-            if chunk.qualname == definition.qualname and chunk.start_line >= definition.start_line:
-                return chunk_id
-        found = self.index.chunk_at(definition.path, definition.start_line)
-        return found[0] if found else None
+        return self.index.definition_chunk(definition)
 
     def chunks(self) -> Iterator[tuple[int, Chunk]]:
         """Every chunk in path and line order, within the byte budget and the time budget."""

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from tree_sitter import Node, Parser, Tree
 
 from rag_lsp import languages
-from rag_lsp.index.chunk import (
+from rag_lsp.index.parsing.chunk import (
     CHUNK_KINDS,
     ChunkContext,
     FileLines,
@@ -34,8 +34,8 @@ from rag_lsp.index.chunk import (
     chunk_headings,
     chunk_lines,
 )
-from rag_lsp.index.declarations import parse_declarations
-from rag_lsp.index.nesting import FoundDefinition, resolve
+from rag_lsp.index.parsing.declarations import parse_declarations
+from rag_lsp.index.parsing.nesting import FoundDefinition, resolve
 from rag_lsp.model import Import, ParsedFile, Reference
 
 # Signatures repeated at the head of split chunks are capped at this many lines.

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rag_lsp.index.chunk import CHUNK_KINDS, Span
+from rag_lsp.index.parsing.chunk import CHUNK_KINDS, Span
 from rag_lsp.languages import LanguageSpec
 from rag_lsp.model import Definition
 

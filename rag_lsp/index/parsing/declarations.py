@@ -34,8 +34,8 @@ from functools import cache
 from importlib import resources
 
 from rag_lsp import languages
-from rag_lsp.index.chunk import CHUNK_KINDS, ChunkContext, chunk_definitions
-from rag_lsp.index.nesting import FoundDefinition, resolve
+from rag_lsp.index.parsing.chunk import CHUNK_KINDS, ChunkContext, chunk_definitions
+from rag_lsp.index.parsing.nesting import FoundDefinition, resolve
 from rag_lsp.model import Chunk, Definition
 
 # Declarations name what they declare early in the line; the rest is not read.

@@ -1,0 +1,75 @@
+"""Which ranking stages run and how much each candidate list weighs: the operator's knobs, with defaults.
+
+Every stage can be switched off, so that the benchmarks can measure what it
+adds (``docs/benchmarks.md`` has the ablation) and an operator can turn off a
+stage that does not suit their code. ``retriever_weights`` scale places by path
+glob or definition kind (``{"docs/**": 0.5, "kind:test": 0.3}``): total =
+score × max(weight, 0) + edge bonus + centrality bonus.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass, replace
+
+# The candidate lists that reciprocal-rank fusion combines, and their default weights.
+LISTS = ("evidence", "bm25_chunks", "bm25_files", "definitions", "path_words")
+DEFAULT_LIST_WEIGHTS = (("evidence", 1.0), ("bm25_chunks", 1.0), ("bm25_files", 1.0), ("definitions", 1.0),
+                        ("path_words", 1.0))
+# The rerank signals (``rerank.py``) and the factor of each, as designed. A factor of 1 switches a signal off;
+# ``SIGNALS`` below switches off by default those the benchmarks showed to lower quality (docs/benchmarks.md).
+DESIGNED_SIGNALS = (("definition", 1.3), ("documented", 1.2), ("recent", 1.1), ("verbatim", 1.5), ("kind", 2.0), ("prose", 0.5),
+                    ("non_code", 0.6), ("minor_language", 0.7), ("header", 0.6), ("secondary", 0.5),
+                    ("barrel", 0.7))
+OFF_BY_DEFAULT = frozenset({"definition", "documented", "header", "barrel"})
+SIGNALS = tuple((name, 1.0 if name in OFF_BY_DEFAULT else factor) for name, factor in DESIGNED_SIGNALS)
+STAGES = ("fusion", "rerank", "graph", "coherence", "backfill", "dependencies", "window", "expansion")
+
+
+@dataclass(frozen=True, slots=True)
+class RankingConfig:
+    """The ranking stack's switches and weights (``[ranking]`` in ``.rag-lsp.toml``, ``ranking`` in settings)."""
+
+    fusion: bool = True
+    rerank: bool = True
+    graph: bool = True
+    coherence: bool = True
+    backfill: bool = True
+    dependencies: bool = True
+    window: bool = True
+    # Pseudo-relevance feedback and identifier variants of prose words (the ``expand`` enhancement).
+    expansion: bool = True
+    rrf_k: int = 60
+    list_weights: tuple[tuple[str, float], ...] = DEFAULT_LIST_WEIGHTS
+    retriever_weights: tuple[tuple[str, float], ...] = ()
+    signals: tuple[tuple[str, float], ...] = SIGNALS
+    # Context-window optimisation: adjacent places of a file closer than this many lines are merged, places
+    # of a file sharing more than this share of their words are duplicates, and a file keeps at most
+    # ``max_per_file`` places.
+    merge_gap: int = 3
+    duplicate_jaccard: float = 0.8
+    max_per_file: int = 3
+
+    def weight_of(self, name: str) -> float:
+        return dict(self.list_weights).get(name, 0.0)
+
+    def retriever_weight(self, path: str, kind: str) -> float:
+        """The product of every configured weight whose glob matches the path or whose ``kind:`` matches."""
+        weight = 1.0
+        for pattern, value in self.retriever_weights:
+            if pattern.startswith("kind:") and pattern[5:] == kind or fnmatch.fnmatchcase(path, pattern):
+                weight *= value
+        return weight
+
+    def without(self, *stages: str) -> RankingConfig:
+        """The same configuration with some stages switched off (for ablations)."""
+        unknown = set(stages) - set(STAGES)
+        if unknown:
+            raise ValueError(f"unknown ranking stages: {', '.join(sorted(unknown))}")
+        return replace(self, **{stage: False for stage in stages})
+
+
+# The ranking before this stack existed: the evidence strategies alone, cut at 30% of the best file.
+EVIDENCE_ONLY = RankingConfig().without(*STAGES)
+# The stack as shipped.
+DEFAULT_RANKING = RankingConfig()

@@ -1,0 +1,266 @@
+"""The ranking stack: from the evidence strategies' places and the other candidate lists to a full answer.
+
+1. **Fusion.** The evidence places (noisy-OR of the strategies' findings), BM25
+   over chunks, BM25 over whole files, definition matches and files named for
+   the question's words are ranked lists; reciprocal-rank fusion (k = 60, a
+   weight per list) combines them, each place counted at its rank in each
+   list, scaled so that first place in every list is 1.
+   The evidence score stays the strongest signal: everything but the evidence
+   (the fused rank, and the graph and coherence bonuses below) makes one
+   "lexical" share that joins the evidence as one more independent piece of
+   it, ``1 − (1 − evidence)(1 − lexical)``; a stack frame's 0.95 barely moves,
+   a question without anchors is ordered by the rest.
+2. **Expansion.** The distinctive terms of the best first-pass places are added
+   to the BM25 lists' query (pseudo-relevance feedback), and the lists fused
+   again.
+3. **Rerank** by deterministic signals (``signals.py``).
+4. **Graph.** A centrality prior and an edge bonus for files linked to strong
+   hits (``centrality.py``), added to the lexical share; retriever weights per
+   path glob or kind: total = score × max(weight, 0) + edge bonus + centrality
+   bonus.
+5. **Coherence.** A file with several matching places lifts its best one (in
+   the lexical share).
+6. **Selection.** Places in order of score, each further place of an already
+   chosen file counting for less (saturation); what falls below the relative
+   cut backfills the answer up to the limit, marked as lower confidence.
+7. **Dependencies.** The definitions the top places use from other files come
+   after the ranked places, labelled as dependencies.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from rag_lsp.retrieval.rank import Candidate
+from rag_lsp.retrieval.ranking import candidates as lists
+from rag_lsp.retrieval.ranking.centrality import dependencies, graph
+from rag_lsp.retrieval.ranking.config import RankingConfig
+from rag_lsp.retrieval.ranking.expansion import feedback_terms
+from rag_lsp.retrieval.ranking.rerank import factors, read_signals
+from rag_lsp.retrieval.strategies.base import StrategyContext
+
+# How much a place found by every list at first rank counts, as a piece of evidence.
+FUSION_SHARE = 0.6
+# The lexical share never reaches certainty: evidence can always tell two places apart.
+MAX_LEXICAL = 0.95
+# Evidence places fused (the rest of the evidence list is far below the answer).
+EVIDENCE_DEPTH = 200
+# Graph bonuses, in the lexical share: a linked file of a strong hit (scaled by the hit), the most central file.
+EDGE_BONUS = 0.05
+CENTRALITY_BONUS = 0.05
+# A hit this close to the best is strong enough to lend its neighbours the edge bonus.
+STRONG_HIT = 0.5
+STRONG_HITS = 5
+# A file's best place gains this much lexical share, scaled by the file's total against the top file's.
+COHERENCE = 0.2
+# Each further place of a file already in the answer counts this much less, cumulatively.
+SATURATION = 0.5
+# Places below this share of the best are lower confidence (the evidence ranking's relative cut).
+RELATIVE_CUT = 0.3
+# Places whose dependencies are added, and dependencies at most.
+DEPENDENCY_PLACES = 3
+MAX_DEPENDENCIES = 3
+
+
+@dataclass(slots=True)
+class _Place:
+    chunk_id: int
+    path: str
+    evidence: float = 0.0
+    # Everything else that speaks for the place, as one share (see the module docstring).
+    lexical: float = 0.0
+    # The rerank signals' and retriever weights' product.
+    factor: float = 1.0
+    bonus: float = 0.0
+    why: list[str] = field(default_factory=list)
+    strategies: list[str] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)
+    listed: dict[str, tuple[int, str]] = field(default_factory=dict)
+
+    @property
+    def score(self) -> float:
+        lexical = min(self.lexical + self.bonus, MAX_LEXICAL)
+        return (1 - (1 - self.evidence) * (1 - lexical)) * self.factor
+
+
+def rank_staged(ctx: StrategyContext, evidence: list[Candidate], limit: int, config: RankingConfig,
+                about_config: bool) -> list[Candidate]:
+    """The ranked places (at most ``limit``, then the dependencies); call under the index's lock."""
+    index = ctx.index
+    places: dict[int, _Place] = {}
+    for candidate in evidence[:EVIDENCE_DEPTH]:
+        place = _place(ctx, places, candidate.chunk_id)
+        place.evidence = candidate.score
+        place.why += candidate.why
+        place.strategies += candidate.strategies
+        place.sources += candidate.sources
+    ranked_lists = {"evidence": [c.chunk_id for c in evidence[:EVIDENCE_DEPTH]]}
+    if config.fusion:
+        terms = list(ctx.query.terms)
+        _listed(ctx, places, ranked_lists, terms)
+        _fuse(places, ranked_lists, config)
+        if config.expansion:
+            first = sorted(places.values(), key=lambda p: (-p.score, p.path, p.chunk_id))
+            extra = feedback_terms(index, [p.chunk_id for p in first], terms)
+            if extra:
+                _listed(ctx, places, ranked_lists, terms * 2 + extra, rerun=True)
+                _fuse(places, ranked_lists, config)
+    if config.rerank:
+        _rerank(ctx, places, about_config, dict(config.signals))
+    _weigh(places, config)
+    if config.graph:
+        _graph_bonus(ctx, places)
+    if config.coherence:
+        _coherence(places)
+    chosen = _select(places, limit, config)
+    if config.dependencies:
+        chosen += _dependencies(ctx, chosen, places)
+    return chosen
+
+
+def _place(ctx: StrategyContext, places: dict[int, _Place], chunk_id: int) -> _Place:
+    place = places.get(chunk_id)
+    if place is None:
+        place = places[chunk_id] = _Place(chunk_id, ctx.index.chunks[chunk_id].path)
+    return place
+
+
+def _listed(ctx: StrategyContext, places: dict[int, _Place], ranked: dict[str, list[int]], terms: list[str],
+            rerun: bool = False) -> None:
+    """Fill the BM25 and definition lists (the BM25 ones again with the expanded terms when ``rerun``)."""
+    expanded = " (expanded query)" if rerun else ""
+    found = {"bm25_chunks": lists.bm25_chunks(ctx.index, terms), "bm25_files": lists.bm25_files(ctx.index, terms)}
+    if not rerun:
+        found["definitions"] = lists.definitions(ctx.index, ctx.query)
+        found["path_words"] = lists.path_words(ctx.index, ctx.tables, ctx.query)
+    for name, listed in found.items():
+        ranked[name] = [item.chunk_id for item in listed]
+        for position, item in enumerate(listed, 1):
+            if item.chunk_id in ctx.index.chunks and not ctx.tables.is_secret(ctx.index.chunks[item.chunk_id].path):
+                _place(ctx, places, item.chunk_id).listed[name] = (position, item.reason + expanded)
+
+
+def _fuse(places: dict[int, _Place], ranked: dict[str, list[int]], config: RankingConfig) -> None:
+    """Reciprocal-rank fusion of the lists, joined to the evidence as one more piece of evidence."""
+    weights = {name: config.weight_of(name) for name in ranked}
+    best = sum(w / (config.rrf_k + 1) for w in weights.values() if w > 0) or 1.0
+    evidence_ranks = {chunk_id: position for position, chunk_id in enumerate(ranked["evidence"], 1)}
+    for place in places.values():
+        total = weights.get("evidence", 0.0) / (config.rrf_k + evidence_ranks[place.chunk_id]) \
+            if place.chunk_id in evidence_ranks else 0.0
+        for name, (position, _) in place.listed.items():
+            total += weights.get(name, 0.0) / (config.rrf_k + position)
+        place.lexical = FUSION_SHARE * total / best
+
+
+def _rerank(ctx: StrategyContext, places: dict[int, _Place], about_config: bool, weights: dict[str, float]) -> None:
+    signals = read_signals(ctx.index, ctx.query, about_config)
+    defined = {path for path in {p.path for p in places.values()}
+               if any(chunk.symbol for _, chunk in ctx.index.chunks_of(path))}
+    for place in places.values():
+        chunk = ctx.index.chunks[place.chunk_id]
+        for factor, reason in factors(ctx.index, chunk, signals, place.path in defined, weights):
+            place.factor *= factor
+            place.why.append(f"rerank: {reason} ×{factor:g}")
+
+
+def _weigh(places: dict[int, _Place], config: RankingConfig) -> None:
+    if not config.retriever_weights:
+        return
+    for place in places.values():
+        weight = config.retriever_weight(place.path, "")
+        if weight != 1.0:
+            place.factor *= max(weight, 0.0)
+            place.why.append(f"retriever weight ×{weight:g}")
+
+
+def _graph_bonus(ctx: StrategyContext, places: dict[int, _Place]) -> None:
+    if not places:
+        return
+    code = graph(ctx.index)
+    top = max(place.score for place in places.values())
+    strong = sorted((p for p in places.values() if p.score >= STRONG_HIT * top),
+                    key=lambda p: (-p.score, p.path))[:STRONG_HITS]
+    lent: dict[str, tuple[float, str]] = {}
+    for hit in strong:
+        for neighbour in code.neighbours.get(hit.path, ()):
+            if neighbour != hit.path and hit.score > lent.get(neighbour, (0.0, ""))[0]:
+                lent[neighbour] = (hit.score, hit.path)
+    for place in places.values():
+        place.bonus += CENTRALITY_BONUS * code.centrality.get(place.path, 0.0)
+        if place.path in lent:
+            score, source = lent[place.path]
+            place.bonus += EDGE_BONUS * score / top
+            place.why.append(f"graph: linked to {source}")
+
+
+def _coherence(places: dict[int, _Place]) -> None:
+    """A file with several strong places lifts its best one; only strong places count, so a long file that
+    shares a few words with everything does not win by its size."""
+    if not places:
+        return
+    top = max(place.score for place in places.values())
+    by_file: dict[str, list[_Place]] = defaultdict(list)
+    for place in places.values():
+        if place.score >= RELATIVE_CUT * top:
+            by_file[place.path].append(place)
+    totals = {path: sum(p.score for p in found) for path, found in by_file.items()}
+    top_total = max(totals.values(), default=0.0) or 1.0
+    for path, found in by_file.items():
+        if len(found) > 1:
+            best = max(found, key=lambda p: (p.score, -p.chunk_id))
+            best.bonus += COHERENCE * totals[path] / top_total
+            best.why.append(f"coherence: {len(found)} strong places in this file")
+
+
+def _select(places: dict[int, _Place], limit: int, config: RankingConfig) -> list[Candidate]:
+    """Greedy selection with saturation; below the relative cut, backfill marked as lower confidence."""
+    ordered = sorted(places.values(), key=lambda p: (-p.score, p.path, p.chunk_id))
+    if not ordered or ordered[0].score <= 0:
+        return []
+    best = ordered[0].score
+    taken: dict[str, int] = defaultdict(int)
+    scored = []
+    for place in ordered:
+        if place.score <= 0:
+            break
+        decay = SATURATION ** taken[place.path] if config.coherence else 1.0
+        taken[place.path] += 1
+        scored.append((place.score * decay, place))
+    scored.sort(key=lambda item: (-item[0], item[1].path, item[1].chunk_id))
+    chosen = []
+    for score, place in scored:
+        below = score < RELATIVE_CUT * best
+        if below and not config.backfill:
+            break
+        if len(chosen) == limit:
+            break
+        why = list(dict.fromkeys(place.why + [f"{name} #{position}: {reason}"
+                                              for name, (position, reason) in sorted(place.listed.items())]))
+        if below:
+            why.append("lower confidence: below the relative cut, backfilled")
+        strategies = list(dict.fromkeys(place.strategies + [name for name in place.listed]))
+        sources = sorted(set(place.sources) | ({"index"} if place.listed else set()))
+        chosen.append(Candidate(place.chunk_id, score, why, strategies, sources))
+    return chosen
+
+
+def _dependencies(ctx: StrategyContext, chosen: list[Candidate], places: dict[int, _Place]) -> list[Candidate]:
+    index = ctx.index
+    # Which of the ranked places an answer shows is decided when it is packed, which also drops a dependency
+    # that is shown already; here only a place's own file, and files given already, are left out.
+    given: set[str] = set()
+    found = []
+    for candidate in chosen[:DEPENDENCY_PLACES]:
+        chunk = index.chunks[candidate.chunk_id]
+        for definition in dependencies(index, chunk.path, chunk.start_line, chunk.end_line, given | {chunk.path}):
+            given.add(definition.path)
+            chunk_id = index.definition_chunk(definition)
+            if chunk_id is None or ctx.tables.is_secret(definition.path):
+                continue
+            why = [f"dependency: {chunk.qualname or chunk.path} uses {definition.qualname}"]
+            found.append(Candidate(chunk_id, 0.0, why, ["dependencies"], ["index"], role="dependency"))
+            if len(found) == MAX_DEPENDENCIES:
+                return found
+    return found

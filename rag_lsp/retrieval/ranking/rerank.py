@@ -1,0 +1,126 @@
+"""Deterministic rerank signals: small named multipliers that say what kind of place a reader wants.
+
+Retrieval scores measure how much a place shares with the question; these
+signals measure what the place is. Each is one rule with its factor and the
+reason it exists, and each that applies names itself in the place's ``why``:
+
+- a definition of a name the question writes (×1.3) over the places that
+  only use or import it; a definition with a docstring (×1.2) explains itself; a file changed in the
+  last week (×1.1) is what the user works on; the whole question written
+  verbatim in the place (×1.5) is as specific as evidence gets; the kind of
+  definition the question asks for (``the Ledger class``) matching the
+  place's kind (×2.0);
+- code over non-code (prose ×0.5, settings and data ×0.6) unless the question
+  is about documentation or configuration;
+- the repository's main languages over incidental ones (×0.7): a Rust
+  project's Python tooling rarely holds the answer;
+- a file's definitions over its header (×0.6 for the leading imports of a file
+  that has definitions): a small file's first lines win on path words alone;
+- copies below originals: declaration stubs, generated code, vendored and
+  amalgamated copies, compatibility shims (×0.5), and re-export files (×0.7).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import Counter
+from dataclasses import dataclass
+
+from rag_lsp.index.root_index import Index
+from rag_lsp.languages import spec
+from rag_lsp.model import Chunk
+from rag_lsp.path_kinds import is_barrel_path, is_code_path, is_prose_path, secondary_kind
+from rag_lsp.retrieval.query import Query
+from rag_lsp.retrieval.strategies.base import read_message
+
+RECENT_SECONDS = 7 * 24 * 3600
+# A language family with less than this share of a workspace's code files is incidental to it.
+MINOR_SHARE = 0.1
+# Only a question of at most this many words asks for a kind of definition.
+KIND_MAX_WORDS = 30
+# The whole question must be at least this long to count as quoted verbatim.
+VERBATIM_MIN_CHARS = 6
+
+_KIND_WORDS = {
+    "class": ("class",), "classes": ("class",), "struct": ("struct",), "structs": ("struct",),
+    "interface": ("interface",), "interfaces": ("interface",), "trait": ("trait", "interface"),
+    "enum": ("enum",), "function": ("function", "method"), "functions": ("function", "method"),
+    "method": ("method", "function"), "methods": ("method", "function"), "macro": ("macro",),
+    "module": ("module", "namespace"), "type": ("type", "struct", "class", "interface"),
+    "constructor": ("constructor",), "constant": ("constant",), "constants": ("constant",),
+}
+_DOCSTRING = re.compile(r'^\s*(?:"""|\'\'\'|///|//!|/\*\*|##|#\'|--\[\[|@doc\b|"[^"\n]{20,})', re.MULTILINE)
+_ABOUT_DOCS = re.compile(r"\b(docs?|documentation|readme|guide|tutorial|changelog)\b", re.IGNORECASE)
+_ABOUT_CONFIG = re.compile(r"\b(config\w*|settings?|yaml|toml|json|manifest|ci|workflow|dockerfile|build)\b",
+                           re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class Signals:
+    """What the question asks for, read once per question."""
+
+    about_docs: bool
+    about_config: bool
+    kinds: frozenset[str]
+    verbatim: str | None
+    main_languages: frozenset[str]
+    now: float
+    # The names the question writes as code, or as a single word, that a definition can have.
+    names: frozenset[str]
+
+
+def read_signals(index: Index, query: Query, about_config: bool) -> Signals:
+    # A question asks for a kind of definition in its own words ("the Ledger class"); in a long report, or in
+    # pasted code, "class" and "type" are just words.
+    prose = read_message(query.text).prose
+    words = re.findall(r"[A-Za-z]+", prose)
+    asked = {word.lower() for word in words} if len(words) <= KIND_MAX_WORDS else set()
+    kinds = frozenset(kind for word in asked for kind in _KIND_WORDS.get(word, ()))
+    text = query.text.strip().strip("`'\"")
+    verbatim = text.lower() if len(text) >= VERBATIM_MIN_CHARS and "\n" not in text else None
+    names = frozenset(part for name in query.names for part in (name, re.split(r"\.|::|#", name)[-1]))
+    return Signals(bool(_ABOUT_DOCS.search(query.text)), about_config or bool(_ABOUT_CONFIG.search(query.text)),
+                   kinds, verbatim, main_languages(index), time.time(), names)
+
+
+def main_languages(index: Index) -> frozenset[str]:
+    """The language families that hold at least ``MINOR_SHARE`` of the workspace's code files."""
+    counts = Counter(spec(entry.language).family for path, entry in index.files.items() if is_code_path(path))
+    total = sum(counts.values())
+    return frozenset(family for family, count in counts.items() if total and count / total >= MINOR_SHARE)
+
+
+def factors(index: Index, chunk: Chunk, signals: Signals, defines_more: bool,
+            weights: dict[str, float]) -> list[tuple[float, str]]:
+    """The signals that apply to one place, as (factor, reason), with the factors of ``weights``
+    (``RankingConfig.signals``; a factor of 1 is a signal switched off); ``defines_more`` says its file has
+    definitions besides this chunk."""
+    found: list[tuple[str, str]] = []
+    path = chunk.path
+    if chunk.symbol is not None and _DOCSTRING.search(chunk.content):
+        found.append(("documented", "documented"))
+    if chunk.symbol is not None and (chunk.symbol in signals.names or chunk.qualname in signals.names):
+        found.append(("definition", f"defines {chunk.symbol}, which the question names"))
+    entry = index.files.get(path)
+    # A file indexed from an editor buffer or a disk event carries no modification time: it changed just now.
+    if entry is not None and (not entry.mtime_ns or signals.now - entry.mtime_ns / 1e9 < RECENT_SECONDS):
+        found.append(("recent", "changed this week"))
+    if signals.verbatim and signals.verbatim in chunk.content.lower():
+        found.append(("verbatim", "holds the question verbatim"))
+    if signals.kinds and chunk.kind in signals.kinds:
+        found.append(("kind", f"the {chunk.kind} the question asks for"))
+    if is_prose_path(path):
+        if not signals.about_docs:
+            found.append(("prose", "prose"))
+    elif not is_code_path(path) and not signals.about_config:
+        found.append(("non_code", "settings or data"))
+    elif is_code_path(path) and signals.main_languages and spec(chunk.language).family not in signals.main_languages:
+        found.append(("minor_language", "not one of the workspace's main languages"))
+    if chunk.symbol is None and chunk.start_line == 1 and defines_more:
+        found.append(("header", "a file's header, not its definitions"))
+    if kind := secondary_kind(path):
+        found.append(("secondary", f"{kind} copy"))
+    elif is_barrel_path(path):
+        found.append(("barrel", "re-exports"))
+    return [(weights.get(name, 1.0), reason) for name, reason in found if weights.get(name, 1.0) != 1.0]

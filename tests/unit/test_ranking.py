@@ -1,0 +1,200 @@
+"""The ranking stack after the evidence: lists, fusion, rerank signals, graph, coherence, backfill, dependencies,
+context-window optimisation, and file-level BM25 — each stage switchable and naming itself in ``why``."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import pytest
+from conftest import write_tree
+
+from rag_lsp.index.file_bm25 import file_scores
+from rag_lsp.index.root_index import Index, chunk_terms
+from rag_lsp.retrieval.answer import ContextRequest
+from rag_lsp.retrieval.query import parse_query
+from rag_lsp.retrieval.ranking.candidates import bm25_files, definitions, path_words, spelled_names
+from rag_lsp.retrieval.ranking.config import DEFAULT_RANKING, EVIDENCE_ONLY, RankingConfig
+from rag_lsp.retrieval.retrieve import retrieve
+from rag_lsp.retrieval.strategies.base import StrategyContext
+
+ROUTES = {
+    "app/routing.py": '''"""Routes: how paths map to handlers."""
+
+
+class APIRouter:
+    """Collects routes and registers them on the application."""
+
+    def add_api_route(self, path, endpoint):
+        """Register one route."""
+        self.routes.append((path, endpoint))
+
+    def include_router(self, router):
+        for route in router.routes:
+            self.add_api_route(*route)
+''',
+    "app/applications.py": '''from app.routing import APIRouter
+
+
+class Application:
+    """The application object: owns the router."""
+
+    def __init__(self):
+        self.router = APIRouter()
+
+    def get(self, path):
+        def decorator(endpoint):
+            self.router.add_api_route(path, endpoint)
+            return endpoint
+        return decorator
+''',
+    "app/session_manager.py": '''class SessionManager:
+    """Keeps the user's session between requests."""
+
+    def load(self, request):
+        return request.cookies.get("session")
+''',
+    "docs/routing.md": "# Routing\n\nRoutes are registered with the router; every route has a path and a handler.\n",
+    "tools/generate.rs": "fn main() { println!(\"routes\"); }\n",
+    "app/one.py": "def one():\n    return 1\n",
+    "app/two.py": "def two():\n    return 2\n",
+    "app/three.py": "def three():\n    return 3\n",
+}
+
+
+@pytest.fixture
+def index(tmp_path):
+    built = Index(write_tree(tmp_path / "ws", ROUTES), use_cache=False)
+    built.refresh()
+    return built
+
+
+def ask(index, text, top_k=10, config=DEFAULT_RANKING):
+    return retrieve(index, ContextRequest(text, top_k=top_k), config=config)
+
+
+def test_file_bm25_equals_bm25_over_the_concatenated_chunks(index):
+    terms = parse_query("how are routes registered on the router").terms
+    got = file_scores(index, terms)
+    documents = {path: Counter(t for chunk_id in entry.chunk_ids for t in chunk_terms(index.chunks[chunk_id]))
+                 for path, entry in index.files.items()}
+    average = sum(sum(d.values()) for d in documents.values()) / len(documents)
+    expected = {}
+    for path, counts in documents.items():
+        total = 0.0
+        for term, repeats in Counter(terms).items():
+            df = sum(1 for d in documents.values() if term in d)
+            if counts[term]:
+                idf = math.log(1 + (len(documents) - df + 0.5) / (df + 0.5))
+                norm = 1.2 * (1 - 0.75 + 0.75 * sum(counts.values()) / average)
+                total += repeats * idf * counts[term] * 2.2 / (counts[term] + norm)
+        if total > 0:
+            expected[path] = total
+    assert got.keys() == expected.keys()
+    assert all(got[path] == pytest.approx(expected[path]) for path in expected)
+
+
+def test_lists_find_files_by_their_words_names_and_definitions(index):
+    query = parse_query("how does the router register routes")
+    files = [index.chunks[item.chunk_id].path for item in bm25_files(index, query.terms)]
+    assert files[0] == "app/routing.py"
+    defined = [index.chunks[item.chunk_id].qualname for item in definitions(index, parse_query("the session manager"))]
+    assert defined == ["SessionManager"]
+    named = [index.chunks[item.chunk_id].path for item in path_words(index, StrategyContext(index, query).tables, query)]
+    # "routes" and "router" name routing.py and routing.md by their common stem.
+    assert set(named) == {"app/routing.py", "docs/routing.md"}
+    assert "SessionManager" in spelled_names("the session manager") and "session_manager" in spelled_names(
+        "the session manager")
+
+
+def test_top_k_means_top_k_and_the_backfill_says_so(index):
+    config = DEFAULT_RANKING.without("window")
+    answer = ask(index, "how are routes registered", top_k=6, config=config)
+    assert len([i for i in answer.items if i.source == "ranked"]) == 6
+    assert any("lower confidence" in reason for item in answer.items for reason in item.why)
+    cut = ask(index, "how are routes registered", top_k=6, config=config.without("backfill"))
+    assert len([i for i in cut.items if i.source == "ranked"]) < 6
+
+
+def test_the_evidence_alone_is_the_ranking_before_the_stack(index):
+    staged = ask(index, "how are routes registered")
+    evidence = ask(index, "how are routes registered", config=EVIDENCE_ONLY)
+    assert all(item.source == "ranked" for item in evidence.items)
+    assert not any("lower confidence" in reason for item in evidence.items for reason in item.why)
+    assert len(staged.items) > len(evidence.items)
+
+
+def test_code_comes_before_prose_and_incidental_languages(index):
+    answer = ask(index, "how are routes registered")
+    paths = [item.path for item in answer.items if item.source == "ranked"]
+    assert paths.index("app/routing.py") < paths.index("docs/routing.md")
+    prose = next(item for item in answer.items if item.path == "docs/routing.md")
+    assert any(reason.startswith("rerank: prose") for reason in prose.why)
+
+
+def test_files_in_a_language_the_workspace_barely_uses_come_later(tmp_path):
+    tree = {f"app/module_{n}.py": f"def handler_{n}():\n    return 'route {n}'\n" for n in range(12)}
+    tree["tools/routes.rs"] = "fn routes() { println!(\"route\"); }\n"
+    index = Index(write_tree(tmp_path / "ws", tree), use_cache=False)
+    index.refresh()
+    rust = next(item for item in ask(index, "route handlers", top_k=20).items if item.path == "tools/routes.rs")
+    assert any("main languages" in reason for reason in rust.why)
+
+
+def test_a_one_word_question_is_a_name(index):
+    answer = ask(index, "SessionManager")
+    assert (answer.items[0].path, answer.items[0].qualname) == ("app/session_manager.py", "SessionManager")
+
+
+def test_dependencies_come_after_the_ranked_places_and_say_what_uses_them(index):
+    answer = ask(index, "the Application class", top_k=1)
+    ranked = [item for item in answer.items if item.source == "ranked"]
+    following = [item for item in answer.items if item.source == "dependency"]
+    assert len(ranked) == 1 and following
+    assert answer.items.index(following[0]) > answer.items.index(ranked[-1])
+    assert any(reason.startswith("dependency: ") for reason in following[0].why)
+    assert not any(item.source == "dependency" for item in ask(
+        index, "the Application class", top_k=1, config=DEFAULT_RANKING.without("dependencies")).items)
+
+
+def test_adjacent_places_of_a_file_merge_and_say_so(index):
+    answer = ask(index, "APIRouter add_api_route include_router register routes")
+    routing = [item for item in answer.items if item.path == "app/routing.py"]
+    assert len(routing) == 1 and routing[0].merged_from
+    assert routing[0].start_line <= 4 and routing[0].end_line == 13
+    separate = ask(index, "APIRouter add_api_route include_router register routes",
+                   config=DEFAULT_RANKING.without("window"))
+    assert len([item for item in separate.items if item.path == "app/routing.py"]) > 1
+
+
+def test_a_file_keeps_at_most_its_cap_of_places(index):
+    config = RankingConfig(merge_gap=-100, max_per_file=1)
+    answer = ask(index, "APIRouter add_api_route include_router register routes", config=config)
+    routing = [item for item in answer.items if item.path == "app/routing.py"]
+    assert len(routing) == 1 and routing[0].file_capped
+
+
+def test_every_stage_that_moved_a_place_names_itself(index):
+    answer = ask(index, "APIRouter add_api_route include_router register routes",
+                 config=DEFAULT_RANKING.without("window"))
+    reasons = " | ".join(reason for item in answer.items for reason in item.why)
+    for mark in ("bm25_files #", "path_words #", "definitions #", "coherence:", "rerank:", "graph:"):
+        assert mark in reasons
+
+
+def test_retriever_weights_scale_places_by_glob(index):
+    plain = ask(index, "how are routes registered", config=DEFAULT_RANKING.without("window"))
+    config = RankingConfig(retriever_weights=(("app/routing.py", 0.1),), window=False)
+    weighted = ask(index, "how are routes registered", config=config)
+    before = max(item.score for item in plain.items if item.path == "app/routing.py")
+    after = [item for item in weighted.items if item.path == "app/routing.py"]
+    assert max(item.score for item in after) < before
+    assert all(any("retriever weight ×0.1" in reason for reason in item.why) for item in after)
+
+
+def test_the_ranking_is_deterministic(index, tmp_path):
+    again = Index(write_tree(tmp_path / "again", ROUTES), use_cache=False)
+    again.refresh()
+    first = [(i.path, i.start_line, i.score) for i in ask(index, "how are routes registered").items]
+    second = [(i.path, i.start_line, i.score) for i in ask(again, "how are routes registered").items]
+    assert first == second
