@@ -20,9 +20,8 @@ from rag_lsp import __version__
 from rag_lsp.completion.snippets import DEFAULT_BUDGET_TOKENS as COMPLETION_BUDGET_TOKENS
 from rag_lsp.features.context import answer_context
 from rag_lsp.features.lookup import LOOKUPS, lookup
-from rag_lsp.index.root_index import IndexStats
-from rag_lsp.retrieval.answer import DEFAULT_BUDGET_TOKENS, DEFAULT_TOP_K, ContextAnswer, ContextRequest
-from rag_lsp.server import wire
+from rag_lsp.retrieval.answer import DEFAULT_BUDGET_TOKENS, DEFAULT_TOP_K, ContextRequest
+from rag_lsp.server import readable, wire
 from rag_lsp.workspace.session import Session
 
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_BAD_ROOT, EXIT_BAD_QUERY_FILE = 0, 1, 2, 3, 4
@@ -153,23 +152,8 @@ def _index(args: argparse.Namespace) -> int:
         print(json.dumps(encoded if len(encoded) > 1 else encoded[0], indent=2))
     else:
         for report in reports:
-            print(_format_stats(report))
+            print(readable.index_stats_text(report))
     return EXIT_OK
-
-
-def _format_stats(stats: IndexStats) -> str:
-    lines = [
-        (f"{stats.root}: {stats.files} files, {stats.chunks} chunks, {stats.definitions} definitions "
-        f"in {stats.elapsed_ms / 1000:.2f} s ({stats.parsed} parsed, {stats.reused} from cache, {stats.removed} removed)"),
-        "  languages: " + (", ".join(f"{k} {v}" for k, v in sorted(stats.languages.items(), key=lambda kv: (-kv[1], kv[0]))) or "none"),
-    ]
-    if stats.skipped:
-        lines.append("  skipped: " + ", ".join(f"{k} {v}" for k, v in sorted(stats.skipped.items())))
-    if stats.parse_errors:
-        lines.append(f"  parse errors: {stats.parse_errors} (e.g. {', '.join(stats.parse_error_examples)})")
-    lines.append(f"  cache: {stats.cache or 'off'}")
-    lines.extend(f"  warning: {w}" for w in stats.warnings)
-    return "\n".join(lines)
 
 
 def _read_query(args: argparse.Namespace) -> str:
@@ -204,7 +188,7 @@ def _context(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(wire.context_json(answer), indent=2, ensure_ascii=False))
     else:
-        print(_format_context(answer))
+        print(readable.context_text(answer))
     return EXIT_OK
 
 
@@ -225,9 +209,8 @@ def _lookup(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(wire.lookup_json(answer), indent=2, ensure_ascii=False))
         return EXIT_OK
-    for item in answer.items:
-        hover = f"\n    {item.hover}" if item.hover else ""
-        print(f"{item.path}:{item.start_line} {item.qualname} ({item.kind}) [{item.source}]{hover}")
+    for line in readable.lookup_lines(answer):
+        print(line)
     if answer.unanswered:
         print(f"rag-lsp: {answer.unanswered}", file=sys.stderr)
     for note in answer.language_servers:
@@ -284,21 +267,6 @@ def _serve(args: argparse.Namespace) -> int:
     # A client that closes the pipe without a shutdown request still gets the language servers stopped.
     server.session.close()
     return EXIT_OK
-
-
-def _format_context(answer: ContextAnswer) -> str:
-    blocks = []
-    for rank, item in enumerate(answer.items, 1):
-        where = f"{item.path}:{item.start_line}"
-        symbol = f" ({item.qualname or item.symbol})" if item.symbol else ""
-        blocks.append(f"{rank}. {where}{symbol} — {'; '.join(item.why)}\n"
-                      + "\n".join("    " + line for line in item.content.splitlines()))
-    files = sum(summary.files for summary in answer.index)
-    chunks = sum(summary.chunks for summary in answer.index)
-    footer = (f"{len(answer.items)} places, ~{answer.tokens} tokens (estimated) of {answer.budget_tokens}"
-              f"{', truncated' if answer.truncated else ''}; {answer.elapsed_ms:.1f} ms ranking"
-              f" over {files} files / {chunks} chunks")
-    return "\n\n".join([*blocks, footer]) if blocks else "no matching places\n" + footer
 
 
 if __name__ == "__main__":
