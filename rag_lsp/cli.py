@@ -1,8 +1,9 @@
-"""The ``rag-lsp`` command line: ``index``, ``context``, ``lookup``, ``completion-context`` and ``serve``.
+"""The ``rag-lsp`` command line: ``index``, ``context``, ``lookup``, ``completion-context``, ``serve`` and ``mcp``.
 
 Exit codes (documented in README.md and docs/protocol.md):
 0 the command ran (an answer may still be empty: warnings say why),
-1 an unexpected internal error, 2 bad usage (argparse, or a position outside the file),
+1 an unexpected internal error, 2 bad usage (argparse, a position outside the file, ``mcp`` without the
+``mcp`` extra installed or without a root),
 3 a root that does not exist or is not a directory,
 4 an unreadable query file (or completion-context's --file).
 """
@@ -97,6 +98,17 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--stdio", action="store_true", help="talk LSP over stdin/stdout (the default)")
     serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP socket instead (for debugging)")
     serve.add_argument("--log-file", type=Path, help="log file (default: $RAG_LSP_LOG_FILE or <cache>/server.log)")
+
+    mcp = commands.add_parser("mcp", parents=[cache],
+                              help="run the MCP server for AI assistants (stdio by default; needs rag-lsp[mcp])")
+    mcp.add_argument("--root", type=Path, action="append",
+                     help="a workspace root; repeat for several (default: the current directory)")
+    mcp.add_argument("--http", metavar="HOST:PORT",
+                     help="serve streamable HTTP at http://HOST:PORT/mcp instead of stdio (loopback hosts only)")
+    mcp.add_argument("--no-language-servers", action="store_true",
+                     help="answer from the patterns only (by default the servers on PATH start on first need)")
+    mcp.add_argument("--poll", action="store_true",
+                     help="poll the disk every 2 s instead of asking the operating system for file events")
     return parser
 
 
@@ -113,6 +125,8 @@ def main(argv: list[str] | None = None) -> int:
             return _completion_context(args)
         if args.command == "lookup":
             return _lookup(args)
+        if args.command == "mcp":
+            return _mcp(args)
         return _context(args)
     except CliError as exc:
         print(f"rag-lsp: {exc}", file=sys.stderr)
@@ -266,6 +280,29 @@ def _serve(args: argparse.Namespace) -> int:
         server.start_io()
     # A client that closes the pipe without a shutdown request still gets the language servers stopped.
     server.session.close()
+    return EXIT_OK
+
+
+def _mcp(args: argparse.Namespace) -> int:
+    try:
+        # Imported here: the SDK is an optional extra, and the other commands never pay for loading it.
+        from rag_lsp.mcp_server.endpoint import LOOPBACK_HOSTS, run
+    except ImportError as exc:
+        raise CliError(f"the MCP server needs the mcp extra: pip install 'rag-lsp[mcp]' ({exc})", EXIT_USAGE) from None
+    roots = args.root or [Path.cwd()]
+    if not args.root and Path.cwd().resolve() in (Path("/"), Path.home().resolve()):
+        # Clients that start servers from / or the home directory would have us index the whole disk.
+        raise CliError(f"the current directory is {Path.cwd()}: give the project with --root", EXIT_USAGE)
+    _check_roots(roots)
+    http = None
+    if args.http:
+        host, _, port = args.http.rpartition(":")
+        host = host.strip("[]")
+        if host not in LOOPBACK_HOSTS or not port.isdigit():
+            raise CliError(f"--http needs HOST:PORT with a loopback host ({', '.join(LOOPBACK_HOSTS)}), "
+                           f"got {args.http!r}", EXIT_USAGE)
+        http = (host, int(port))
+    run(roots, args.cache_dir, not args.no_cache, not args.no_language_servers, args.poll, http)
     return EXIT_OK
 
 
