@@ -16,16 +16,17 @@ RAG_LSP = str(Path(sys.executable).parent / "rag-lsp")
 
 def server_parameters(roots: list[Path], cache: Path, env: dict[str, str] | None = None,
                       extra: tuple[str, ...] = (), exit_code_file: Path | None = None,
-                      command: str = RAG_LSP) -> StdioServerParameters:
+                      command: str = RAG_LSP, cwd: Path | None = None) -> StdioServerParameters:
     """``rag-lsp mcp`` on ``roots``; with ``exit_code_file``, run under ``sh``, which writes the server's exit
     code there once it has ended by itself (the client kills the process group of a server that does not end
-    within 2 s of its stdin closing, and then ``sh`` dies too and writes nothing)."""
+    within 2 s of its stdin closing, and then ``sh`` dies too and writes nothing). It runs in ``cwd``
+    (default: ``cache``, which must exist)."""
     args = ["mcp", *(f"--root={root}" for root in roots), "--cache-dir", str(cache), *extra]
     if exit_code_file is None:
-        return StdioServerParameters(command=command, args=args, env=env, cwd=str(cache))
+        return StdioServerParameters(command=command, args=args, env=env, cwd=str(cwd or cache))
     script = 'file="$1"; shift; "$@"; echo $? > "$file"'
     return StdioServerParameters(command="sh", args=["-c", script, "sh", str(exit_code_file), command, *args],
-                                 env=env, cwd=str(cache))
+                                 env=env, cwd=str(cwd or cache))
 
 
 @asynccontextmanager
