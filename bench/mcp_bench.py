@@ -55,13 +55,17 @@ def _paths(items: list) -> list[str]:
 async def measure(root: Path, tmp: Path, repeats: int) -> tuple[list[float], list[float], int, int]:
     env = {**os.environ, "PATH": PLAIN_PATH}
     lsp = Harness(tmp / "lsp-cache", tmp / "server.log")
+    began = time.perf_counter()
     await lsp.start([root], env=env)
+    print(f"rag-lsp serve: process start to initialize answered {time.perf_counter() - began:.2f} s")
     (tmp / "mcp").mkdir()
     parameters = server_parameters([root], tmp / "mcp", env={"PATH": PLAIN_PATH})
     over_lsp: list[float] = []
     over_mcp: list[float] = []
     differing = 0
+    began = time.perf_counter()
     async with connected(parameters) as client:
+        print(f"rag-lsp mcp: process start to initialize answered {time.perf_counter() - began:.2f} s")
         await lsp.wait_indexed(timeout=900)
         status = await wait_indexed(client, seconds=900)
         for _ in range(repeats):

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from watchdog.events import (
+    DirCreatedEvent,
     DirDeletedEvent,
     DirMovedEvent,
     FileClosedEvent,
@@ -40,16 +41,19 @@ log = logging.getLogger("rag_lsp.mcp")
 
 # How often the polling fallback compares the tree with its last snapshot.
 POLL_SECONDS = 2.0
-# The events that can change what is indexed (opening, reading and attribute changes cannot). A file is
-# written when inotify reports that a writer closed it: its "created" and "modified" events come while it is
-# still being written, and indexing a half-written file would answer from text that never existed. Watchers
-# that report no closes (polling, FSEvents, Windows) report creations and modifications instead.
-REMOVALS: list[type[FileSystemEvent]] = [FileDeletedEvent, FileMovedEvent, DirDeletedEvent, DirMovedEvent]
-WRITES_CLOSED: list[type[FileSystemEvent]] = [FileClosedEvent]
+# The events that can change what is indexed (opening, reading and attribute changes cannot). With inotify a
+# file is written when its writer closes it: "modified" events come while it is still being written, and
+# indexing a half-written file would answer from text that never existed. Its "created" event counts only
+# when the file already has content (one moved in from outside the roots); an empty new file is indexed when
+# its writer closes it. Watchers that report no closes (polling, FSEvents, Windows) report creations and
+# modifications instead. A directory that appears (moved in, or copied) has its files indexed.
+STRUCTURE: list[type[FileSystemEvent]] = [FileDeletedEvent, FileMovedEvent, DirDeletedEvent, DirMovedEvent,
+                                          DirCreatedEvent]
+WRITES_CLOSED: list[type[FileSystemEvent]] = [FileClosedEvent, FileCreatedEvent]
 WRITES: list[type[FileSystemEvent]] = [FileCreatedEvent, FileModifiedEvent]
-# What ``on_change`` is told: a file was created or changed, a file or directory was deleted, or moved
-# (then with its destination).
-CHANGED, DELETED, MOVED = "changed", "deleted", "moved"
+# What ``on_change`` is told: a file was created or changed, a directory appeared, a file or directory was
+# deleted, or moved (then with its destination).
+CHANGED, APPEARED, DELETED, MOVED = "changed", "appeared", "deleted", "moved"
 OnChange = Callable[[str, Path, Path | None], None]
 
 
@@ -63,6 +67,8 @@ class DiskWatcher:
         # "inotify", "fsevents", "kqueue", "windows", "polling", or "off" (with ``error`` saying why).
         self.kind = "off"
         self.error: str | None = None
+        # Whether the watcher reports a writer closing a file (then creations count only with content).
+        self.closes = False
         self._observer: BaseObserver | None = None
 
     def start(self) -> None:
@@ -73,9 +79,10 @@ class DiskWatcher:
             observer = make()
             try:
                 handler = _Handler(self)
-                writes = WRITES_CLOSED if _kind(observer) == "inotify" else WRITES
+                self.closes = _kind(observer) == "inotify"
+                writes = WRITES_CLOSED if self.closes else WRITES
                 for root in self.roots:
-                    observer.schedule(handler, str(root), recursive=True, event_filter=[*writes, *REMOVALS])
+                    observer.schedule(handler, str(root), recursive=True, event_filter=[*writes, *STRUCTURE])
                 observer.start()
             except OSError as exc:
                 self.error = f"{type(observer).__name__}: {exc.strerror or exc}"
@@ -110,9 +117,21 @@ class _Handler(FileSystemEventHandler):
             destination = Path(os.fsdecode(event.dest_path))
             if self.watcher.concerns(source) or self.watcher.concerns(destination):
                 self.watcher.on_change(MOVED, source, destination)
-        elif self.watcher.concerns(source):
-            deleted = isinstance(event, FileDeletedEvent | DirDeletedEvent)
-            self.watcher.on_change(DELETED if deleted else CHANGED, source, None)
+        elif not self.watcher.concerns(source):
+            return
+        elif isinstance(event, FileDeletedEvent | DirDeletedEvent):
+            self.watcher.on_change(DELETED, source, None)
+        elif isinstance(event, DirCreatedEvent):
+            self.watcher.on_change(APPEARED, source, None)
+        elif not (self.watcher.closes and isinstance(event, FileCreatedEvent) and _empty(source)):
+            self.watcher.on_change(CHANGED, source, None)
+
+
+def _empty(path: Path) -> bool:
+    try:
+        return path.stat().st_size == 0
+    except OSError:
+        return True
 
 
 def _kind(observer: BaseObserver) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -26,8 +27,9 @@ from rag_lsp.completion.engine import CompletionEngine, CompletionError, Positio
 from rag_lsp.features.context import answer_context
 from rag_lsp.features.lookup import lookup
 from rag_lsp.features.status import status
+from rag_lsp.index.admission import directory_reason
 from rag_lsp.index.walk import skip_reason
-from rag_lsp.mcp_server.disk_watch import CHANGED, DELETED, DiskWatcher
+from rag_lsp.mcp_server.disk_watch import APPEARED, CHANGED, DELETED, DiskWatcher
 from rag_lsp.mcp_server.tools import CompletionCall, ContextCall, LookupCall, ToolCall, decode
 from rag_lsp.server import readable, wire
 from rag_lsp.server.arguments import ArgumentError
@@ -142,6 +144,8 @@ class LiveWorkspace:
             self.session.file_deleted(path)
         elif kind == CHANGED:
             self._changed(path)
+        elif kind == APPEARED:
+            self._appeared(path)
         elif destination is not None and destination.is_dir():
             self.session.file_renamed(path, destination)
         else:
@@ -161,6 +165,13 @@ class LiveWorkspace:
             self.session.file_changed(path)
         else:
             self.session.file_deleted(path)
+
+    def _appeared(self, directory: Path) -> None:
+        """Index the files of a directory that appeared, in path order, skipping what the walk prunes."""
+        for parent, names, files in os.walk(directory):
+            names[:] = sorted(name for name in names if not directory_reason(name, os.path.join(parent, name)))
+            for name in sorted(files):
+                self._changed(Path(parent) / name)
 
     def _after_events(self) -> None:
         """Wait until every event received so far is applied (once the first indexing is done)."""

@@ -111,6 +111,10 @@ def test_a_file_changed_on_disk_is_reflected_in_the_next_answer(polyglot, tmp_pa
 
             created = polyglot / "scripts/limits/quota.py"
             created.write_text('def quota_for_tenant(tenant):\n    """Requests per minute."""\n    return 42\n')
+            # An answer reflects every change the watcher has received before the call; the kernel reports a
+            # write within milliseconds, but on a loaded machine the watcher's thread may not have run yet
+            # when the next call arrives: wait until the server says it saw the change (never more than 10 s).
+            await _until_applied(client, before["freshness"]["events_applied"])
             after = (await call(client, "context", question)).structured_content
             assert after["items"][0]["path"] == "scripts/limits/quota.py"
             assert "return 42" in after["items"][0]["content"]
@@ -118,12 +122,15 @@ def test_a_file_changed_on_disk_is_reflected_in_the_next_answer(polyglot, tmp_pa
             assert after["freshness"]["pending_events"] == 0
 
             created.write_text('def quota_for_tenant(tenant):\n    """Requests per minute."""\n    return 7\n')
+            await _until_applied(client, after["freshness"]["events_applied"])
             changed = (await call(client, "lookup", {"symbol": "quota_for_tenant", "what": "hover"}))
             assert "return 7" not in text_of(changed)  # hover is the signature, not the body...
             again = (await call(client, "context", question)).structured_content
             assert "return 7" in again["items"][0]["content"]  # ...and the body is the new one.
 
+            applied = again["freshness"]["events_applied"]
             created.unlink()
+            await _until_applied(client, applied)
             gone = (await call(client, "lookup", {"symbol": "quota_for_tenant"})).structured_content
             assert gone["items"] == []
             # Directories the walk prunes are not followed: nothing is indexed from them.
@@ -132,9 +139,26 @@ def test_a_file_changed_on_disk_is_reflected_in_the_next_answer(polyglot, tmp_pa
             (polyglot / ".gitignore").write_text("generated/\n")
             (polyglot / "generated").mkdir()
             (polyglot / "generated/quota.py").write_text("def quota_for_tenant():\n    return 1\n")
+            # A change after them that is followed: once it is in, the ones before it were seen too.
+            (polyglot / "scripts/limits/marker.py").write_text("def marker_after_the_ignored_files():\n    pass\n")
+            await _until_applied(client, gone["freshness"]["events_applied"], "marker_after_the_ignored_files")
             ignored = (await call(client, "lookup", {"symbol": "quota_for_tenant"})).structured_content
             assert ignored["items"] == []
     _run(scenario)
+
+
+async def _until_applied(client: Client, applied: int, symbol: str | None = None, seconds: float = 10) -> None:
+    """Until the server has applied more disk events than ``applied`` (and, if given, ``symbol`` is defined)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        if symbol is None:
+            answer = (await call(client, "status")).structured_content
+        else:
+            answer = (await call(client, "lookup", {"symbol": symbol})).structured_content
+        if answer["freshness"]["events_applied"] > applied and (symbol is None or answer["items"]):
+            return
+        assert time.monotonic() < deadline, f"no disk event applied within {seconds} s: {answer['freshness']}"
+        await anyio.sleep(0.05)
 
 
 BAD_CALLS = [
@@ -196,18 +220,27 @@ def test_closing_stdin_stops_the_server_and_every_language_server_it_started(pol
             status = (await call(client, "status")).structured_content
             servers = {server["server"]: server for server in status["language_servers"]}
             assert servers["pyright"]["state"] == "ready" and servers["pyright"]["pid"]
-            started = descendants(os.getpid())
+            # The server's own tree: the sh that runs it, rag-lsp, and what rag-lsp started.
+            (shell,) = [pid for pid in descendants(os.getpid()) if str(exit_code) in _command_line(pid)]
+            started = {shell, *descendants(shell)}
             assert servers["pyright"]["pid"] in started
         return started
 
     started = anyio.run(scenario)
     # The client closed stdin and waited for the server: it ended by itself, with exit code 0 ...
     assert exit_code.read_text().strip() == "0"
-    # ... and took every process it started with it (pyright, the index's worker processes).
+    # ... and took every process it started with it (pyright, and whatever else ran below it).
     deadline = time.monotonic() + 5
     while {pid for pid in started if alive(pid)} and time.monotonic() < deadline:
         time.sleep(0.05)
     assert {pid for pid in started if alive(pid)} == set()
+
+
+def _command_line(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+    except OSError:
+        return ""
 
 
 def _free_port() -> int:
