@@ -1,8 +1,9 @@
-"""The ``rag-lsp`` command line: ``index``, ``context``, ``lookup``, ``completion-context`` and ``serve``.
+"""The ``rag-lsp`` command line: ``index``, ``context``, ``lookup``, ``completion-context``, ``serve`` and ``mcp``.
 
 Exit codes (documented in README.md and docs/protocol.md):
 0 the command ran (an answer may still be empty: warnings say why),
-1 an unexpected internal error, 2 bad usage (argparse, or a position outside the file),
+1 an unexpected internal error, 2 bad usage (argparse, a position outside the file, ``mcp`` without the
+``mcp`` extra installed or without a root),
 3 a root that does not exist or is not a directory,
 4 an unreadable query file (or completion-context's --file).
 """
@@ -20,9 +21,8 @@ from rag_lsp import __version__
 from rag_lsp.completion.snippets import DEFAULT_BUDGET_TOKENS as COMPLETION_BUDGET_TOKENS
 from rag_lsp.features.context import answer_context
 from rag_lsp.features.lookup import LOOKUPS, lookup
-from rag_lsp.index.root_index import IndexStats
-from rag_lsp.retrieval.answer import DEFAULT_BUDGET_TOKENS, DEFAULT_TOP_K, ContextAnswer, ContextRequest
-from rag_lsp.server import wire
+from rag_lsp.retrieval.answer import DEFAULT_BUDGET_TOKENS, DEFAULT_TOP_K, ContextRequest
+from rag_lsp.server import readable, wire
 from rag_lsp.workspace.session import Session
 
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_BAD_ROOT, EXIT_BAD_QUERY_FILE = 0, 1, 2, 3, 4
@@ -98,6 +98,17 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--stdio", action="store_true", help="talk LSP over stdin/stdout (the default)")
     serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP socket instead (for debugging)")
     serve.add_argument("--log-file", type=Path, help="log file (default: $RAG_LSP_LOG_FILE or <cache>/server.log)")
+
+    mcp = commands.add_parser("mcp", parents=[cache],
+                              help="run the MCP server for AI assistants (stdio by default; needs rag-lsp[mcp])")
+    mcp.add_argument("--root", type=Path, action="append",
+                     help="a workspace root; repeat for several (default: the current directory)")
+    mcp.add_argument("--http", metavar="HOST:PORT",
+                     help="serve streamable HTTP at http://HOST:PORT/mcp instead of stdio (loopback hosts only)")
+    mcp.add_argument("--no-language-servers", action="store_true",
+                     help="answer from the patterns only (by default the servers on PATH start on first need)")
+    mcp.add_argument("--poll", action="store_true",
+                     help="poll the disk every 2 s instead of asking the operating system for file events")
     return parser
 
 
@@ -114,6 +125,8 @@ def main(argv: list[str] | None = None) -> int:
             return _completion_context(args)
         if args.command == "lookup":
             return _lookup(args)
+        if args.command == "mcp":
+            return _mcp(args)
         return _context(args)
     except CliError as exc:
         print(f"rag-lsp: {exc}", file=sys.stderr)
@@ -153,23 +166,8 @@ def _index(args: argparse.Namespace) -> int:
         print(json.dumps(encoded if len(encoded) > 1 else encoded[0], indent=2))
     else:
         for report in reports:
-            print(_format_stats(report))
+            print(readable.index_stats_text(report))
     return EXIT_OK
-
-
-def _format_stats(stats: IndexStats) -> str:
-    lines = [
-        (f"{stats.root}: {stats.files} files, {stats.chunks} chunks, {stats.definitions} definitions "
-        f"in {stats.elapsed_ms / 1000:.2f} s ({stats.parsed} parsed, {stats.reused} from cache, {stats.removed} removed)"),
-        "  languages: " + (", ".join(f"{k} {v}" for k, v in sorted(stats.languages.items(), key=lambda kv: (-kv[1], kv[0]))) or "none"),
-    ]
-    if stats.skipped:
-        lines.append("  skipped: " + ", ".join(f"{k} {v}" for k, v in sorted(stats.skipped.items())))
-    if stats.parse_errors:
-        lines.append(f"  parse errors: {stats.parse_errors} (e.g. {', '.join(stats.parse_error_examples)})")
-    lines.append(f"  cache: {stats.cache or 'off'}")
-    lines.extend(f"  warning: {w}" for w in stats.warnings)
-    return "\n".join(lines)
 
 
 def _read_query(args: argparse.Namespace) -> str:
@@ -204,7 +202,7 @@ def _context(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(wire.context_json(answer), indent=2, ensure_ascii=False))
     else:
-        print(_format_context(answer))
+        print(readable.context_text(answer))
     return EXIT_OK
 
 
@@ -225,9 +223,8 @@ def _lookup(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(wire.lookup_json(answer), indent=2, ensure_ascii=False))
         return EXIT_OK
-    for item in answer.items:
-        hover = f"\n    {item.hover}" if item.hover else ""
-        print(f"{item.path}:{item.start_line} {item.qualname} ({item.kind}) [{item.source}]{hover}")
+    for line in readable.lookup_lines(answer):
+        print(line)
     if answer.unanswered:
         print(f"rag-lsp: {answer.unanswered}", file=sys.stderr)
     for note in answer.language_servers:
@@ -286,19 +283,27 @@ def _serve(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _format_context(answer: ContextAnswer) -> str:
-    blocks = []
-    for rank, item in enumerate(answer.items, 1):
-        where = f"{item.path}:{item.start_line}"
-        symbol = f" ({item.qualname or item.symbol})" if item.symbol else ""
-        blocks.append(f"{rank}. {where}{symbol} — {'; '.join(item.why)}\n"
-                      + "\n".join("    " + line for line in item.content.splitlines()))
-    files = sum(summary.files for summary in answer.index)
-    chunks = sum(summary.chunks for summary in answer.index)
-    footer = (f"{len(answer.items)} places, ~{answer.tokens} tokens (estimated) of {answer.budget_tokens}"
-              f"{', truncated' if answer.truncated else ''}; {answer.elapsed_ms:.1f} ms ranking"
-              f" over {files} files / {chunks} chunks")
-    return "\n\n".join([*blocks, footer]) if blocks else "no matching places\n" + footer
+def _mcp(args: argparse.Namespace) -> int:
+    try:
+        # Imported here: the SDK is an optional extra, and the other commands never pay for loading it.
+        from rag_lsp.mcp_server.endpoint import LOOPBACK_HOSTS, run
+    except ImportError as exc:
+        raise CliError(f"the MCP server needs the mcp extra: pip install 'rag-lsp[mcp]' ({exc})", EXIT_USAGE) from None
+    roots = args.root or [Path.cwd()]
+    if not args.root and Path.cwd().resolve() in (Path("/"), Path.home().resolve()):
+        # Clients that start servers from / or the home directory would have us index the whole disk.
+        raise CliError(f"the current directory is {Path.cwd()}: give the project with --root", EXIT_USAGE)
+    _check_roots(roots)
+    http = None
+    if args.http:
+        host, _, port = args.http.rpartition(":")
+        host = host.strip("[]")
+        if host not in LOOPBACK_HOSTS or not port.isdigit():
+            raise CliError(f"--http needs HOST:PORT with a loopback host ({', '.join(LOOPBACK_HOSTS)}), "
+                           f"got {args.http!r}", EXIT_USAGE)
+        http = (host, int(port))
+    run(roots, args.cache_dir, not args.no_cache, not args.no_language_servers, args.poll, http)
+    return EXIT_OK
 
 
 if __name__ == "__main__":

@@ -59,7 +59,7 @@ def test_every_item_field_is_described():
 def test_every_command_line_option_is_documented():
     parser = build_parser()
     commands = parser._subparsers._group_actions[0].choices
-    for name in ("context", "index", "lookup"):
+    for name in ("context", "index", "lookup", "mcp"):
         for action in commands[name]._actions:
             for option in action.option_strings:
                 if option.startswith("--") and option != "--help":
@@ -147,3 +147,25 @@ def test_lookup_examples_have_the_real_shape(ledger_root):
                                    "answered": 1, "remembered": 0, "skipped": None}]
     assert shape(documented("lookup-result")) == shape(answer)
     assert {item["source"] for item in answer["items"]} == {"tree-sitter"}
+
+
+def test_mcp_tools_and_their_arguments_match_the_document():
+    from rag_lsp.mcp_server.tools import TOOLS
+
+    assert documented_table("mcp-tools") == {tool.name for tool in TOOLS}
+    table = re.search(r"<!-- mcp-tools -->\n(.*?)\n\n", DOC, re.DOTALL)
+    assert table
+    rows = {row.split("|")[1].strip().strip("`"): row for row in table.group(1).splitlines()[2:]}
+    for tool in TOOLS:
+        for argument in tool.input_schema["properties"]:
+            assert f"`{argument}`" in rows[tool.name].split("|")[2], (tool.name, argument)
+
+
+def test_mcp_freshness_example_has_the_real_shape(ledger_root):
+    from rag_lsp.mcp_server.live_workspace import LiveWorkspace
+
+    workspace = LiveWorkspace([ledger_root], use_cache=False, language_servers=False)
+    try:
+        assert shape(documented("mcp-freshness")) == shape({"freshness": workspace.freshness()})
+    finally:
+        workspace.close()

@@ -23,7 +23,10 @@ ARCHITECTURE = REPO / "docs" / "architecture.md"
 PROTOCOL_LIBRARIES = ("pygls", "lsprotocol")
 # The stages in dependency order: each may import itself and the stages before it, never one after it.
 # "(shared)" is the package's own top-level modules (records and per-language data) that every stage uses.
-LAYERS = ("(shared)", "index", "langservers", "retrieval", "workspace", "completion", "features", "server", "cli")
+# ``mcp_server`` serves the same features as ``server`` to AI assistants; it comes after ``server`` only to use
+# its pygls-free modules (wire, readable, arguments), and like every stage but ``server`` it must load no pygls.
+LAYERS = ("(shared)", "index", "langservers", "retrieval", "workspace", "completion", "features", "server",
+          "mcp_server", "cli")
 # The only stage that may speak the protocol.
 PROTOCOL_STAGE = "server"
 MAX_MODULES_PER_FOLDER = 15
