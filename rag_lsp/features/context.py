@@ -34,7 +34,8 @@ def answer_context(session: Session, request: ContextRequest, focus: Path | None
         if cancel is not None and cancel.is_set():
             raise Cancelled("the context request was cancelled")
         provider = session.provider(root, calls_left)
-        ranked.append(rank_root(root.index, query, request, cancel=cancel, provider=provider))
+        ranked.append(rank_root(root.index, query, request, cancel=cancel, provider=provider,
+                                config=root.settings.ranking))
         calls_left -= provider.calls if provider else 0
     indexing = session.indexing
     progress = Progress(indexing.done, indexing.total) if indexing.running else None

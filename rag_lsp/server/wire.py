@@ -21,6 +21,7 @@ from rag_lsp.index.root_index import IndexStats
 from rag_lsp.index.symbol_provider import ServerNote
 from rag_lsp.langservers.spec import ServerStatus
 from rag_lsp.retrieval.answer import ContextAnswer, ContextItem, IndexSummary
+from rag_lsp.retrieval.ranking.config import ranking_to_settings
 from rag_lsp.workspace.settings import Settings, camel_case
 
 Json = dict[str, Any]
@@ -158,6 +159,7 @@ def settings_json(settings: Settings) -> Json:
         "languageServerTimeoutMs": settings.language_server_timeout_ms,
         "languageServerCalls": settings.language_server_calls,
         "languageServerBudgetMs": settings.language_server_budget_ms,
+        "ranking": ranking_to_settings(settings.ranking),
     }
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import cast
 
 from rag_lsp import languages
+from rag_lsp.retrieval.ranking.config import DEFAULT_RANKING, RankingConfig, ranking_from_settings
 
 OPERATOR_FILE = ".rag-lsp.toml"
 _CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])([A-Z])")
@@ -44,6 +45,8 @@ class Settings:
     language_server_calls: int = 4
     # All server calls of one question together; when spent, the patterns answer the rest.
     language_server_budget_ms: int = 500
+    # The ranking stack's switches and weights (``[ranking]`` in the operator file).
+    ranking: RankingConfig = DEFAULT_RANKING
 
     def disabled_languages(self) -> frozenset[str]:
         return frozenset(name for name, enabled in self.languages.items() if not enabled)
@@ -186,4 +189,12 @@ _VALIDATORS = {
     "language_server_timeout_ms": lambda key, value: _positive_int(key, value, 60_000),
     "language_server_calls": lambda key, value: _positive_int(key, value, 50),
     "language_server_budget_ms": lambda key, value: _positive_int(key, value, 60_000),
+    "ranking": lambda key, value: _ranking(key, value),
 }
+
+
+def _ranking(key: str, value: object) -> RankingConfig:
+    try:
+        return ranking_from_settings(value)
+    except ValueError as exc:
+        raise SettingsError(f"setting {exc}") from None

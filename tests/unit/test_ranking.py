@@ -198,3 +198,23 @@ def test_the_ranking_is_deterministic(index, tmp_path):
     first = [(i.path, i.start_line, i.score) for i in ask(index, "how are routes registered").items]
     second = [(i.path, i.start_line, i.score) for i in ask(again, "how are routes registered").items]
     assert first == second
+
+
+def test_the_ranking_setting_switches_stages_and_weights_and_names_bad_keys(tmp_path):
+    from rag_lsp.workspace.settings import Settings, SettingsError, apply_settings
+
+    settings, _ = apply_settings(Settings(), {"ranking": {"graph": False, "maxPerFile": 2,
+                                                          "listWeights": {"path_words": 0.5},
+                                                          "signals": {"documented": 1.2},
+                                                          "retrieverWeights": {"docs/**": 0.3}}})
+    config = settings.ranking
+    assert (config.graph, config.max_per_file, config.weight_of("path_words")) == (False, 2, 0.5)
+    assert dict(config.signals)["documented"] == 1.2 and config.retriever_weight("docs/a.md", "section") == 0.3
+    for bad, message in (({"graf": True}, "unknown key 'graf'"), ({"graph": "no"}, "true or false"),
+                         ({"listWeights": {"dense": 1}}, "unknown dense"), ({"rrfK": 0}, "from 1 to 1000")):
+        with pytest.raises(SettingsError, match=message):
+            apply_settings(Settings(), {"ranking": bad})
+    write_tree(tmp_path / "ws", {".rag-lsp.toml": "[ranking]\nwindow = false\n", "a.py": "x = 1\n"})
+    from rag_lsp.workspace.settings import load_operator_file
+    operator, _ = apply_settings(Settings(), load_operator_file(tmp_path / "ws"), overlay=True)
+    assert operator.ranking.window is False

@@ -73,3 +73,59 @@ class RankingConfig:
 EVIDENCE_ONLY = RankingConfig().without(*STAGES)
 # The stack as shipped.
 DEFAULT_RANKING = RankingConfig()
+
+
+# The keys of the ``ranking`` setting, as editors write them, and the field each sets.
+_SWITCHES = {stage: stage for stage in STAGES}
+_NUMBERS = {"rrfK": ("rrf_k", int, 1, 1000), "mergeGap": ("merge_gap", int, -1, 200),
+            "duplicateJaccard": ("duplicate_jaccard", float, 0.0, 1.0), "maxPerFile": ("max_per_file", int, 1, 100)}
+_TABLES = {"listWeights": ("list_weights", LISTS), "signals": ("signals", tuple(n for n, _ in DESIGNED_SIGNALS)),
+           "retrieverWeights": ("retriever_weights", None)}
+
+
+class RankingSettingsError(ValueError):
+    """A ``ranking`` setting that cannot be applied, naming the key and the problem."""
+
+
+def ranking_from_settings(raw: object) -> RankingConfig:
+    """The ``ranking`` setting (``[ranking]`` in ``.rag-lsp.toml``) as a ``RankingConfig``; raises ValueError
+    naming the bad key. Stages are booleans, ``listWeights``/``signals`` map known names to numbers (a signal's
+    factor, 1 switches it off), ``retrieverWeights`` maps path globs or ``kind:<kind>`` to weights."""
+    if not isinstance(raw, dict):
+        raise RankingSettingsError(f"'ranking' must be an object, got {raw!r}")
+    config = DEFAULT_RANKING
+    for key, value in raw.items():
+        if key in _SWITCHES:
+            if not isinstance(value, bool):
+                raise RankingSettingsError(f"'ranking.{key}' must be true or false, got {value!r}")
+            config = replace(config, **{_SWITCHES[key]: value})
+        elif key in _NUMBERS:
+            name, kind, low, high = _NUMBERS[key]
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high \
+                    or (kind is int and not isinstance(value, int)):
+                raise RankingSettingsError(f"'ranking.{key}' must be a number from {low} to {high}, got {value!r}")
+            config = replace(config, **{name: kind(value)})
+        elif key in _TABLES:
+            name, known = _TABLES[key]
+            if not isinstance(value, dict) or not all(
+                    isinstance(k, str) and isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0
+                    for k, v in value.items()):
+                raise RankingSettingsError(f"'ranking.{key}' must map names to non-negative numbers, got {value!r}")
+            unknown = sorted(set(value) - set(known)) if known else []
+            if unknown:
+                raise RankingSettingsError(f"'ranking.{key}': unknown {', '.join(unknown)} (known: {', '.join(known or ())})")
+            current = dict(getattr(config, name))
+            current.update({k: float(v) for k, v in value.items()})
+            config = replace(config, **{name: tuple(sorted(current.items()))})
+        else:
+            known_keys = [*_SWITCHES, *_NUMBERS, *_TABLES]
+            raise RankingSettingsError(f"'ranking': unknown key '{key}' (known: {', '.join(known_keys)})")
+    return config
+
+
+def ranking_to_settings(config: RankingConfig) -> dict[str, object]:
+    """The inverse of ``ranking_from_settings``: what the status report shows."""
+    shown: dict[str, object] = {stage: getattr(config, stage) for stage in STAGES}
+    shown.update({key: getattr(config, name) for key, (name, *_) in _NUMBERS.items()})
+    shown.update({key: dict(getattr(config, name)) for key, (name, _) in _TABLES.items()})
+    return shown

@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from rag_lsp.index.root_index import Index
 from rag_lsp.retrieval.rank import Candidate
 from rag_lsp.retrieval.ranking import candidates as lists
 from rag_lsp.retrieval.ranking.centrality import dependencies, graph
@@ -108,7 +109,7 @@ def rank_staged(ctx: StrategyContext, evidence: list[Candidate], limit: int, con
                 _fuse(places, ranked_lists, config)
     if config.rerank:
         _rerank(ctx, places, about_config, dict(config.signals))
-    _weigh(places, config)
+    _weigh(index, places, config)
     if config.graph:
         _graph_bonus(ctx, places)
     if config.coherence:
@@ -165,11 +166,11 @@ def _rerank(ctx: StrategyContext, places: dict[int, _Place], about_config: bool,
             place.why.append(f"rerank: {reason} ×{factor:g}")
 
 
-def _weigh(places: dict[int, _Place], config: RankingConfig) -> None:
+def _weigh(index: Index, places: dict[int, _Place], config: RankingConfig) -> None:
     if not config.retriever_weights:
         return
     for place in places.values():
-        weight = config.retriever_weight(place.path, "")
+        weight = config.retriever_weight(place.path, index.chunks[place.chunk_id].kind)
         if weight != 1.0:
             place.factor *= max(weight, 0.0)
             place.why.append(f"retriever weight ×{weight:g}")

@@ -6,7 +6,9 @@ trace therefore leads straight to the raising definition, and a quoted line
 of code to where it is written. Messages carry values filled in at run time,
 so each is searched whole and by its fixed fragments (the words between
 quoted values and numbers), and only in code: settings, data and prose only
-repeat messages. A quoted configuration key such as ``max_line_length`` that
+repeat messages. A short quoted message ("unknown currency") is too generic to
+search as text, but written as a string literal in code it is as telling as a
+long one: it is searched only where it opens a literal. A quoted configuration key such as ``max_line_length`` that
 no definition names is found where it is read or set, wherever that is. The
 place comes with its enclosing definition: the chunk holding it.
 """
@@ -27,6 +29,8 @@ MIN_FRAGMENT_CHARS = 12
 SPECIFIC_MESSAGE_WORDS = 6
 SPECIFIC_FRAGMENT_WORDS = 8
 MAX_LITERALS = 12
+# A short message is searched when it has this many words (and the quotes' 8 characters at least).
+MIN_SHORT_WORDS = 2
 
 _QUOTED = re.compile(r"\"([^\"\n]{8,200})\"|“([^”\n]{8,200})”|'([^'\n]{8,200})'|`([^`\n]{8,200})`")
 # ``KeyError: 'USD'``, ``error: cannot find value``, ``panic: runtime error``, ``fails with: L031: ...``.
@@ -49,9 +53,11 @@ def run(ctx: StrategyContext) -> list[Finding]:
     if not literals:
         raise Skipped("no quoted message or configuration key in the message")
     needles = {needle: kind for kind, searched in literals.values() for needle in searched}
-    # A message is raised by code; settings, data and prose only repeat it.
+    # A message is raised by code; settings, data and prose only repeat it. A short one counts only where it
+    # opens a string literal.
     hits = {needle: [(chunk_id, chunk.path) for chunk_id, chunk in ctx.chunks_containing(needle)
-                     if kind == "config_key" or is_code_path(chunk.path)]
+                     if (kind == "config_key" or is_code_path(chunk.path))
+                     and (_long_enough(needle) or kind != "raised_message" or _in_literal(chunk.content, needle))]
             for needle, kind in sorted(needles.items())}
     findings = []
     for anchor, (kind, searched) in literals.items():
@@ -81,7 +87,8 @@ def _literals(ctx: StrategyContext) -> dict[str, tuple[str, list[str]]]:
     literals: dict[str, tuple[str, list[str]]] = {}
     for message in dict.fromkeys(messages):
         whole = _whole(message)
-        searched = list(dict.fromkeys(([whole] if _long_enough(whole) else []) + _fragments(message)))
+        short = len(whole.split()) >= MIN_SHORT_WORDS
+        searched = list(dict.fromkeys(([whole] if _long_enough(whole) or short else []) + _fragments(message)))
         if searched:
             literals[message] = ("raised_message", searched)
     for key in _keys(ctx):
@@ -122,6 +129,16 @@ def _agrees(content: str, fragment: str, message: str) -> bool:
         if written is None or written.group(2) == expected.group(2):
             return True
         start = content.find(fragment, start + 1)
+    return False
+
+
+def _in_literal(content: str, needle: str) -> bool:
+    """Whether ``needle`` opens a string literal somewhere in ``content`` (a quote right before it)."""
+    start = content.find(needle)
+    while start != -1:
+        if start > 0 and content[start - 1] in "\"'`":
+            return True
+        start = content.find(needle, start + 1)
     return False
 
 

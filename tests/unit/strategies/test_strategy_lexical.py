@@ -95,3 +95,14 @@ def test_a_template_whose_literal_contradicts_the_message_is_not_the_source(tmp_
 '''}
     text = "AttributeError: 'AsStringVisitor' object has no attribute 'visit_unknown'"
     assert set(heaviest(lexical.run(context_for(tmp_path, files, text)))) == {"src/visitor.py"}
+
+
+def test_a_short_quoted_message_is_found_where_a_literal_holds_it(tmp_path):
+    files = {**REPO,
+             "shop/currency.py": 'def convert(amount, currency):\n    if currency not in RATES:\n'
+                                 '        raise ValueError("unknown currency")\n',
+             "shop/docs.py": '"""Raises when the currency is unknown currency rates apply."""\n'}
+    found = heaviest(lexical.run(context_for(tmp_path, files, 'convert fails with "unknown currency"')))
+    # The literal is found; a docstring that merely repeats the words is not a literal that opens with them.
+    assert set(found) == {"shop/currency.py"}
+    assert 0 < found["shop/currency.py"] < 0.85
