@@ -12,9 +12,8 @@ from __future__ import annotations
 import importlib
 import tomllib
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
-from pathlib import PurePosixPath
 from typing import Literal
 
 from tree_sitter import Language, Node, Query, QueryCursor
@@ -88,9 +87,11 @@ def _suffix_table() -> tuple[dict[str, str], dict[str, str]]:
     return by_suffix, by_name
 
 
+@lru_cache(maxsize=1 << 17)
 def language_for_path(path: str) -> str:
-    """The language of a path by exact file name, then by suffix; ``"text"`` if unknown."""
-    name = PurePosixPath(path).name
+    """The language of a path by exact file name, then by suffix; ``"text"`` if unknown (remembered: ranking
+    asks it for the same paths on every question)."""
+    name = path.rsplit("/", 1)[-1]
     by_suffix, by_name = _suffix_table()
     if name in by_name:
         return by_name[name]

@@ -8,6 +8,7 @@ functions here.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from rag_lsp.languages import language_for_path
 
@@ -58,6 +59,7 @@ _SECONDARY_NAME = re.compile(
 _BARREL_NAMES = frozenset({"__init__.py", "index.js", "index.ts", "index.mjs", "mod.rs", "package-info.java"})
 
 
+@lru_cache(maxsize=65536)
 def secondary_kind(path: str) -> str | None:
     """Why a file is a copy or a stand-in for source defined elsewhere, or None: ``declaration`` (``.d.ts``
     type stubs), ``generated`` (protobuf, designer and other generated code), ``vendored`` (a copy under

@@ -18,14 +18,16 @@ Dependencies are left alone: they are shown after the ranked places.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 
 from rag_lsp.index.outline import FileText
 from rag_lsp.index.root_index import Index
-from rag_lsp.index.terms import tokenize
 from rag_lsp.model import Chunk
 from rag_lsp.retrieval.rank import Candidate
 from rag_lsp.retrieval.ranking.config import RankingConfig
+
+_WORDS = re.compile(r"\w+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,11 +64,23 @@ def optimise(index: Index, places: list[Placed], config: RankingConfig) -> list[
 def _merge(index: Index, places: list[Placed], config: RankingConfig) -> list[Placed]:
     """Places of a file whose lines come within ``merge_gap`` of each other become one, at the rank of the best
     of them (chains too: a class header, its first method and its second)."""
-    groups: list[list[int]] = []
+    by_file: dict[str, list[int]] = {}
     for position, place in enumerate(places):
-        touching = [group for group in groups if any(_near(places[other], place, config.merge_gap) for other in group)]
-        joined = [position] + [member for group in touching for member in group]
-        groups = [group for group in groups if group not in touching] + [sorted(joined)]
+        by_file.setdefault(place.chunk.path, []).append(position)
+    groups: list[list[int]] = []
+    for positions in by_file.values():
+        # Sorted by line, runs of places that touch (within the gap) are one group.
+        ordered = sorted(positions, key=lambda p: (places[p].start_line, places[p].end_line))
+        run = [ordered[0]]
+        end = places[ordered[0]].end_line
+        for position in ordered[1:]:
+            if places[position].start_line <= end + config.merge_gap + 1:
+                run.append(position)
+                end = max(end, places[position].end_line)
+            else:
+                groups.append(sorted(run))
+                run, end = [position], places[position].end_line
+        groups.append(sorted(run))
     texts: dict[str, FileText] = {}
     merged: list[tuple[int, Placed]] = []
     for group in groups:
@@ -87,11 +101,6 @@ def _merge(index: Index, places: list[Placed], config: RankingConfig) -> list[Pl
     return [place for _, place in sorted(merged, key=lambda item: item[0])]
 
 
-def _near(one: Placed, other: Placed, gap: int) -> bool:
-    return one.chunk.path == other.chunk.path and other.start_line <= one.end_line + gap + 1 and \
-        one.start_line <= other.end_line + gap + 1
-
-
 def _joined(kept: Candidate, absorbed: Placed) -> Candidate:
     """The kept place's candidate with the absorbed place's reasons, strategies and sources added: a merge must
     not hide why the absorbed place was chosen."""
@@ -104,19 +113,19 @@ def _joined(kept: Candidate, absorbed: Placed) -> Candidate:
 
 def _dedupe(places: list[Placed], config: RankingConfig) -> list[Placed]:
     kept: list[Placed] = []
-    words: list[set[str]] = []
+    # Per file: the positions in ``kept`` of its places, with their words.
+    seen: dict[str, list[tuple[int, set[str]]]] = {}
     for place in places:
-        mine = set(tokenize(place.content))
-        for position, other in enumerate(kept):
-            theirs = words[position]
-            if other.chunk.path == place.chunk.path and mine and theirs and \
-                    len(mine & theirs) / len(mine | theirs) > config.duplicate_jaccard:
-                kept[position] = replace(other, deduped_from=(*other.deduped_from,
-                                                              (place.start_line, place.end_line)))
+        mine = set(_WORDS.findall(place.content.lower()))
+        earlier = seen.setdefault(place.chunk.path, [])
+        for position, theirs in earlier:
+            if mine and theirs and len(mine & theirs) / len(mine | theirs) > config.duplicate_jaccard:
+                other = kept[position]
+                kept[position] = replace(other, deduped_from=(*other.deduped_from, (place.start_line, place.end_line)))
                 break
         else:
+            earlier.append((len(kept), mine))
             kept.append(place)
-            words.append(mine)
     return kept
 
 

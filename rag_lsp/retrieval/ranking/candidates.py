@@ -100,13 +100,17 @@ def path_words(index: Index, tables: WorkspaceTables, query: Query) -> list[List
     if not words:
         return []
     total = max(len(index.files), 1)
-    vocabulary = [(part, stem(part)) for part in tables.path_vocabulary()]
+    # Path words by the first characters of their stem: a match shares them (both stems are that long).
+    buckets: dict[str, list[tuple[str, str]]] = {}
+    for part in tables.path_vocabulary():
+        part_root = stem(part)
+        buckets.setdefault(part_root[:MIN_PREFIX], []).append((part, part_root))
     score: dict[str, float] = {}
     matched: dict[str, list[str]] = {}
     for word in words:
         found: set[str] = set()
         root = stem(word)
-        for part, part_root in vocabulary:
+        for part, part_root in buckets.get(root[:MIN_PREFIX], ()):
             shorter, longer = (root, part_root) if len(root) <= len(part_root) else (part_root, root)
             if len(shorter) >= MIN_PREFIX and longer.startswith(shorter):
                 found.update(tables.files_named_by(part))

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 import time
+import weakref
 from collections import Counter
 from dataclasses import dataclass
 
@@ -56,6 +57,9 @@ _ABOUT_CONFIG = re.compile(r"\b(config\w*|settings?|yaml|toml|json|manifest|ci|w
                            re.IGNORECASE)
 
 
+_MAIN_LANGUAGES: weakref.WeakKeyDictionary[Index, tuple[int, frozenset[str]]] = weakref.WeakKeyDictionary()
+
+
 @dataclass(frozen=True, slots=True)
 class Signals:
     """What the question asks for, read once per question."""
@@ -85,10 +89,16 @@ def read_signals(index: Index, query: Query, about_config: bool) -> Signals:
 
 
 def main_languages(index: Index) -> frozenset[str]:
-    """The language families that hold at least ``MINOR_SHARE`` of the workspace's code files."""
+    """The language families that hold at least ``MINOR_SHARE`` of the workspace's code files (remembered
+    while no file comes or goes)."""
+    known = _MAIN_LANGUAGES.get(index)
+    if known is not None and known[0] == len(index.files):
+        return known[1]
     counts = Counter(spec(entry.language).family for path, entry in index.files.items() if is_code_path(path))
     total = sum(counts.values())
-    return frozenset(family for family, count in counts.items() if total and count / total >= MINOR_SHARE)
+    found = frozenset(family for family, count in counts.items() if total and count / total >= MINOR_SHARE)
+    _MAIN_LANGUAGES[index] = (len(index.files), found)
+    return found
 
 
 def factors(index: Index, chunk: Chunk, signals: Signals, defines_more: bool,
