@@ -13,7 +13,7 @@
 2. **Expansion.** The distinctive terms of the best first-pass places are added
    to the BM25 lists' query (pseudo-relevance feedback), and the lists fused
    again.
-3. **Rerank** by deterministic signals (``signals.py``).
+3. **Rerank** by deterministic signals (``rerank.py``).
 4. **Graph.** A centrality prior and an edge bonus for files linked to strong
    hits (``centrality.py``), added to the lexical share; retriever weights per
    path glob or kind: total = score × max(weight, 0) + edge bonus + centrality
