@@ -28,6 +28,8 @@ from rag_lsp.retrieval.token_count import estimate_tokens
 CANDIDATE_SLACK = 3
 # A first item is cut down rather than dropped if at least this much fits.
 MIN_USEFUL_TOKENS = 32
+# Said of a root with no chunks; a caller that knows the root is still being indexed says that instead.
+EMPTY_INDEX = "the index is empty: no indexable files under the root"
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +70,7 @@ def rank_root(index: Index, query: Query, request: ContextRequest, *, ranker: Ra
         if query.empty:
             warnings.append("the query has no searchable words or names")
         if not index.chunks:
-            warnings.append("the index is empty: no indexable files under the root")
+            warnings.append(EMPTY_INDEX)
         ranker = ranker or FusionRanker(cancelled=cancel.is_set if cancel is not None else None, provider=provider)
         ranking = ranker.rank(index, query, request.top_k * CANDIDATE_SLACK) if not query.empty else Ranking(())
         root = str(index.root)

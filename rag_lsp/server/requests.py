@@ -50,6 +50,7 @@ def register(server: RagServer) -> None:
             return answer_context(ls.session, asked, focus.path if focus else None, cancel)
 
         try:
+            await ls.first_index(settings.first_index_wait_ms / 1000)
             result = await ls.run(answer)
         except asyncio.CancelledError:
             # $/cancelRequest: stop the work the thread is doing, not only the wait for it.
@@ -60,6 +61,7 @@ def register(server: RagServer) -> None:
     @server.feature(ext.LOOKUP)
     async def lookup_request(ls: RagServer, params: object) -> dict:
         decoded = lookup_params(params, LOOKUPS)
+        await ls.first_index(ls.session.settings_for(decoded.path).first_index_wait_ms / 1000)
         answer = await ls.run(lookup, ls.session, decoded.symbol, decoded.what, decoded.path)
         return wire.lookup_json(answer, path_to_uri)
 
@@ -78,6 +80,7 @@ def register(server: RagServer) -> None:
 
     @server.feature(types.WORKSPACE_SYMBOL)
     async def workspace_symbol(ls: RagServer, params: types.WorkspaceSymbolParams) -> list[types.WorkspaceSymbol]:
+        await ls.first_index(ls.session.settings_for().first_index_wait_ms / 1000)
         found = await ls.run(workspace_symbols, ls.session, params.query)
         return [symbol_information(root, definition) for root, definition in found]
 
@@ -90,4 +93,5 @@ def register(server: RagServer) -> None:
         focus = uri_to_path(field(target, "uri")) if field(target, "uri") else None
         settings = ls.session.settings_for(focus)
         request = ContextRequest(f"`{name}`", settings.top_k, settings.budget_tokens)
+        await ls.first_index(settings.first_index_wait_ms / 1000)
         return wire.context_json(await ls.run(answer_context, ls.session, request, focus), path_to_uri)

@@ -154,6 +154,7 @@ def settings_json(settings: Settings) -> Json:
         "languageServerTimeoutMs": settings.language_server_timeout_ms,
         "languageServerCalls": settings.language_server_calls,
         "languageServerBudgetMs": settings.language_server_budget_ms,
+        "firstIndexWaitMs": settings.first_index_wait_ms,
     }
 
 
@@ -172,7 +173,7 @@ def status_json(status: Status) -> Json:
         "chunks": status.chunks,
         "open_documents": status.open_documents,
         "indexing": {"done": status.indexing.done, "total": status.indexing.total,
-                     "running": status.indexing.running},
+                     "running": status.indexing.running, "state": status.indexing.state},
         "language_servers": [server_status_json(server) for server in status.language_servers],
     }
 
