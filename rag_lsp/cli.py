@@ -21,6 +21,7 @@ from rag_lsp.completion.snippets import DEFAULT_BUDGET_TOKENS as COMPLETION_BUDG
 from rag_lsp.features.context import answer_context
 from rag_lsp.features.lookup import LOOKUPS, lookup
 from rag_lsp.index.root_index import IndexStats
+from rag_lsp.redaction import redact
 from rag_lsp.retrieval.answer import DEFAULT_BUDGET_TOKENS, DEFAULT_TOP_K, ContextAnswer, ContextRequest
 from rag_lsp.server import wire
 from rag_lsp.workspace.session import Session
@@ -204,7 +205,7 @@ def _context(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(wire.context_json(answer), indent=2, ensure_ascii=False))
     else:
-        print(_format_context(answer))
+        print(redact(_format_context(answer)))
     return EXIT_OK
 
 
@@ -226,7 +227,7 @@ def _lookup(args: argparse.Namespace) -> int:
         print(json.dumps(wire.lookup_json(answer), indent=2, ensure_ascii=False))
         return EXIT_OK
     for item in answer.items:
-        hover = f"\n    {item.hover}" if item.hover else ""
+        hover = f"\n    {redact(item.hover)}" if item.hover else ""
         print(f"{item.path}:{item.start_line} {item.qualname} ({item.kind}) [{item.source}]{hover}")
     if answer.unanswered:
         print(f"rag-lsp: {answer.unanswered}", file=sys.stderr)
@@ -261,7 +262,7 @@ def _completion_context(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(wire.completion_json(answer), indent=2, ensure_ascii=False))
     else:
-        print(answer.prompt or "no context for this position")
+        print(redact(answer.prompt) or "no context for this position")
         print(f"{len(answer.snippets)} snippets, ~{answer.tokens} tokens (estimated) of {answer.budget_tokens}"
               f"{', truncated' if answer.truncated else ''}; {answer.elapsed_ms:.1f} ms", file=sys.stderr)
     return EXIT_OK

@@ -140,7 +140,8 @@ class RawServer:
         while True:
             status = self.result("ragLsp/status", None, timeout=max(1.0, deadline - time.monotonic()))
             assert isinstance(status, dict)
-            if status["indexing"]["state"] == "done":
+            indexing = status["indexing"]
+            if indexing.get("state", "running" if indexing["running"] else "done") == "done":
                 return status
             if time.monotonic() > deadline:
                 raise TimeoutError(f"indexing did not finish in {timeout} s: {status['indexing']}")
