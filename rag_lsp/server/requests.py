@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from pathlib import Path
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
@@ -27,6 +28,13 @@ from rag_lsp.server.language_server import RagServer
 from rag_lsp.server.params import completion_params, context_params, field, lookup_params
 
 
+def confine(ls: RagServer, path: Path) -> None:
+    """A document a question reads must be open in the editor (its text is the client's) or inside a
+    workspace folder: the server reads nothing outside its roots (InvalidParams naming the field)."""
+    if path not in ls.session.documents and ls.session.locate(path) is None:
+        raise JsonRpcInvalidParams(f"'textDocument': {path} is neither open nor inside a workspace folder")
+
+
 def register(server: RagServer) -> None:
     # The engine keeps its caches for the life of the server.
     engine = CompletionEngine(server.session)
@@ -39,6 +47,8 @@ def register(server: RagServer) -> None:
         decoded = context_params(params, settings)
         focus = decoded.focus
         request = decoded.request
+        if focus is not None:
+            confine(ls, focus.path)
         cancel = threading.Event()
 
         def answer() -> ContextAnswer:
@@ -72,6 +82,7 @@ def register(server: RagServer) -> None:
     @server.feature(ext.COMPLETION_CONTEXT)
     async def completion_context(ls: RagServer, params: object) -> dict:
         request = completion_params(params, ls.encoding)
+        confine(ls, request.path)
         try:
             answer = await ls.run(engine.context, request)
         except (PositionError, CompletionError) as exc:

@@ -13,12 +13,15 @@ thread) while queries and the initial indexing run elsewhere.
 
 from __future__ import annotations
 
+import os
+import stat
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from rag_lsp.index.admission import Admission
+from rag_lsp.index.cache import default_cache_root
 from rag_lsp.index.root_index import Index, IndexStats
 from rag_lsp.index.symbol_provider import IndexSymbolProvider, SymbolProvider
 from rag_lsp.index.tables import WorkspaceTables, workspace_tables
@@ -27,7 +30,14 @@ from rag_lsp.langservers.composite import CompositeSymbolProvider
 from rag_lsp.langservers.pool import ServerPool
 from rag_lsp.retrieval.strategies.base import Budget
 from rag_lsp.workspace.documents import EditError, OpenDocument, TextEdit
-from rag_lsp.workspace.settings import Settings, SettingsError, apply_settings, load_operator_file
+from rag_lsp.workspace.settings import (
+    OPERATOR_FILE,
+    Settings,
+    SettingsError,
+    apply_settings,
+    load_operator_file,
+    snake_case,
+)
 
 # Buffers remembered as recently edited (for completion's similar code), open or closed since.
 MAX_RECENT_EDITS = 20
@@ -140,11 +150,39 @@ class Session:
         return ServerPool(path, settings.language_servers) if self.language_servers else None
 
     def _root_settings(self, path: Path, client: Settings) -> tuple[Settings, list[str]]:
-        """Client settings overlaid with the root's operator file; an invalid file is reported, not applied."""
+        """Client settings overlaid with the root's operator file; an invalid file is reported, not applied.
+
+        The cache directory is confined (``_cache_dir``): the result's ``cache_dir`` is an absolute path the
+        session may write, or None for the cache root.
+        """
         try:
-            return apply_settings(client, load_operator_file(path), overlay=True)
+            operator = load_operator_file(path)
+            settings, warnings = apply_settings(client, operator, overlay=True)
         except SettingsError as exc:
-            return client, [str(exc)]
+            operator, settings, warnings = {}, client, [str(exc)]
+        from_operator = any(snake_case(str(key)) == "cache_dir" for key in operator)
+        cache_dir, warning = self._cache_dir(path, settings.cache_dir, from_operator)
+        return replace(settings, cache_dir=cache_dir), warnings + ([warning] if warning else [])
+
+    def _cache_dir(self, root: Path, wanted: str | None, from_operator: bool) -> tuple[str | None, str | None]:
+        """Where a setting may put a root's cache: the session writes only inside its roots and its cache root.
+
+        The cache root is chosen by whoever starts rag_lsp (``--cache-dir``, ``$RAG_LSP_CACHE_DIR``, the XDG
+        cache home). The operator file travels with the repository, so its ``cache_dir`` (relative to the
+        root) may name a directory inside the root or inside the cache root; a client's ``cacheDir``
+        (relative to the cache root) only one inside the cache root. Anything else is ignored with a warning.
+        """
+        if wanted is None:
+            return None, None
+        cache_root = (self.cache_root or default_cache_root()).resolve()
+        chosen = ((root if from_operator else cache_root) / Path(wanted).expanduser()).resolve()
+        allowed = (root, cache_root) if from_operator else (cache_root,)
+        if any(chosen == place or place in chosen.parents for place in allowed):
+            return str(chosen), None
+        source = f"{OPERATOR_FILE} cache_dir" if from_operator else "the client's cacheDir"
+        return None, (f"{source} {wanted!r} ignored: the cache may only go inside "
+                      f"{'the workspace root or ' if from_operator else ''}the cache root {cache_root} "
+                      "(start rag-lsp with --cache-dir or RAG_LSP_CACHE_DIR to move the cache root)")
 
     def _new_index(self, path: Path, settings: Settings) -> Index:
         return Index(
@@ -386,11 +424,11 @@ class Session:
             return "outside the workspace"
         root, rel = located
         try:
-            data = path.read_bytes() if path.is_file() and not path.is_symlink() else None
+            data = _read_inside(root.index.root, path)
         except OSError as exc:
             data, reason = None, f"unreadable: {exc.strerror or exc}"
         else:
-            reason = "not a regular file"
+            reason = "not a regular file inside the root (a symlink, a directory, a special file)"
         if data is None:
             root.index.remove_file(rel)
             return reason
@@ -463,7 +501,8 @@ class Session:
         if rel not in root.index.files:
             return None
         try:
-            return path.read_bytes().decode("utf-8-sig")
+            data = _read_inside(root.index.root, path)
+            return data.decode("utf-8-sig") if data is not None else None
         except (OSError, UnicodeDecodeError):
             return None
 
@@ -479,6 +518,21 @@ class Session:
         the patterns alone when the session does not use servers."""
         return (self.provider(root, max_calls, questions)
                 or IndexSymbolProvider(root.index, _tables(root)))
+
+def _read_inside(root: Path, path: Path) -> bytes | None:
+    """A regular file's bytes, or None for anything the walk would not read either: a symlink (anywhere on the
+    path below the root, so no link leads outside it), a directory, a FIFO or a device. Raises OSError."""
+    if path.resolve() != path or not path.is_relative_to(root):
+        return None
+    descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            return None
+        with os.fdopen(descriptor, "rb", closefd=False) as stream:
+            return stream.read()
+    finally:
+        os.close(descriptor)
+
 
 def _tables(root: _Root) -> WorkspaceTables:
     """The root's lookup tables, synchronised under the index's lock (indexing may be installing files)."""
