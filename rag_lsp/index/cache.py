@@ -136,8 +136,13 @@ class IndexCache:
         return db
 
     def _usable(self, db: sqlite3.Connection) -> bool:
-        """True for an empty database or one written with the current fingerprint."""
-        db.execute("PRAGMA quick_check").fetchone()
+        """True for an empty database or an intact one written with the current fingerprint."""
+        # A damaged page is reported as a row, not always raised: a database that fails the check is rebuilt
+        # now rather than failing halfway through a refresh.
+        check = db.execute("PRAGMA quick_check").fetchone()
+        if check != ("ok",):
+            self._warn(f"discarding corrupt cache {self.path}: {check[0] if check else 'no answer'}")
+            return False
         tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         if not tables:
             return True

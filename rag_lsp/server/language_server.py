@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import threading
+import time
 import uuid
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -30,6 +33,8 @@ log = logging.getLogger("rag_lsp.server")
 LENS_REFRESH_DELAY = 0.5
 # How often a question waiting for the first index looks again.
 FIRST_INDEX_POLL_S = 0.05
+# How often the client's process is checked for life.
+PARENT_POLL_S = 1.0
 
 
 class RagServer(LanguageServer):
@@ -114,7 +119,8 @@ class RagServer(LanguageServer):
                         log.warning("%s", warning)
             finally:
                 reporter.end()
-                loop.call_soon_threadsafe(self.schedule_lens_refresh)
+                if not loop.is_closed():
+                    loop.call_soon_threadsafe(self.schedule_lens_refresh)
 
         reporter.ask()
         self.indexer.submit(run).add_done_callback(self._report_failure)
@@ -124,3 +130,40 @@ class RagServer(LanguageServer):
         self.indexer.shutdown(wait=False, cancel_futures=True)
         for root in list(self.session.roots):
             self.session.remove_root(root)
+
+    def shutdown(self) -> None:
+        """The connection ended (``exit``, the client closed its pipe, a broken pipe): indexing stops at its
+        next batch, the language servers are stopped, and the threads end, so the process exits at once."""
+        self.session.close()
+        self.writer.shutdown(wait=False, cancel_futures=True)
+        self.indexer.shutdown(wait=True, cancel_futures=True)
+        super().shutdown()
+
+    def watch_parent(self, pid: int) -> None:
+        """Exit when the client's process (``initialize``'s ``processId``) is gone, as LSP asks: an editor
+        killed with SIGKILL may leave the pipe open in another process, so its end is not always seen."""
+        def watch() -> None:
+            while _alive(pid):
+                time.sleep(PARENT_POLL_S)
+            log.warning("the client process %d is gone: stopping", pid)
+            self.session.close()
+            logging.shutdown()
+            os._exit(0)
+
+        threading.Thread(target=watch, name="rag-lsp-parent-watch", daemon=True).start()
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process exists and is not a zombie."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        return state not in ("Z", "X")
+    except OSError:
+        pass
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

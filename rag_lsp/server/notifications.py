@@ -56,7 +56,7 @@ def register(server: RagServer) -> None:
             if change.type == types.FileChangeType.Deleted:
                 ls.write(ls.session.file_deleted, path)
             else:
-                ls.write(ls.session.file_changed, path)
+                ls.write(_file_changed, ls, path)
         loop = ls.loop
         if loop is not None:
             ls.write(lambda: None).add_done_callback(lambda _: loop.call_soon_threadsafe(ls.schedule_lens_refresh))
@@ -67,7 +67,7 @@ def register(server: RagServer) -> None:
     @server.feature(types.WORKSPACE_DID_CREATE_FILES, file_filters)
     def created(ls: RagServer, params: types.CreateFilesParams) -> None:
         for item in params.files:
-            ls.write(ls.session.file_changed, uri_to_path(item.uri))
+            ls.write(_file_changed, ls, uri_to_path(item.uri))
 
     @server.feature(types.WORKSPACE_DID_DELETE_FILES, file_filters)
     def deleted(ls: RagServer, params: types.DeleteFilesParams) -> None:
@@ -104,6 +104,12 @@ def register(server: RagServer) -> None:
             log.warning("%s", warning)
         if rebuild:
             ls.start_indexing(rebuild)
+
+
+def _file_changed(ls: RagServer, path: Path) -> None:
+    reason = ls.session.file_changed(path)
+    if reason:
+        log.info("not indexing %s: %s", path, reason)
 
 
 def _index_document(ls: RagServer, path: Path) -> None:

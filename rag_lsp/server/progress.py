@@ -42,10 +42,18 @@ class ProgressReporter:
         future.add_done_callback(lambda answered: self.loop.call_soon_threadsafe(self._answered, answered))
 
     def report(self, done: int, total: int) -> None:
-        self.loop.call_soon_threadsafe(self._report, done, total)
+        self._on_loop(self._report, done, total)
 
     def end(self) -> None:
-        self.loop.call_soon_threadsafe(self._end)
+        self._on_loop(self._end)
+
+    def _on_loop(self, work, *args) -> None:
+        # Once the connection is gone the loop is closed, and there is nobody to tell.
+        if not self.loop.is_closed():
+            try:
+                self.loop.call_soon_threadsafe(work, *args)
+            except RuntimeError:
+                pass
 
     def _answered(self, answered: Future) -> None:
         if answered.cancelled() or answered.exception() is not None:

@@ -43,6 +43,10 @@ from rag_lsp.workspace.settings import (
 MAX_RECENT_EDITS = 20
 
 
+class _Stopped(Exception):
+    """Raised from a refresh's progress callback once the session is closing: the refresh stops there."""
+
+
 # What an indexing state is: some root never indexed and nothing running, a run in progress, or every root
 # indexed and nothing running.
 PENDING, RUNNING, DONE = "pending", "running", "done"
@@ -114,6 +118,8 @@ class Session:
         self._recent_edits: dict[Path, None] = {}
         # Indexing runs asked for and not started yet (``indexing_scheduled``).
         self._scheduled = 0
+        # Set by ``close``: a refresh running then stops at its next batch.
+        self._closing = False
         self._lock = threading.RLock()
 
     # Roots and settings.
@@ -137,8 +143,10 @@ class Session:
                 root.servers.stop()
 
     def close(self) -> None:
-        """Stop every language server and close the indexes (the session is not used afterwards)."""
+        """Stop indexing (at its next batch), every language server, and close the indexes (the session is not
+        used afterwards)."""
         with self._lock:
+            self._closing = True
             roots = list(self.roots.values())
         for root in roots:
             if root.servers:
@@ -251,11 +259,16 @@ class Session:
         try:
             for path, root in targets:
                 def report(done: int, total: int, root=root) -> None:
+                    if self._closing:
+                        raise _Stopped
                     root.done, root.total = done, total
                     if progress:
                         progress(offset[0] + done, offset[1] + total)
 
-                stats = root.index.refresh(report, skip=lambda rel, path=path: self._is_open(path / rel))
+                try:
+                    stats = root.index.refresh(report, skip=lambda rel, path=path: self._is_open(path / rel))
+                except _Stopped:
+                    break
                 with self._lock:
                     root.refreshing -= 1
                     root.indexed = True

@@ -34,11 +34,12 @@ class RawServer:
     """One ``rag-lsp serve`` process and everything it sent, by request id and in arrival order."""
 
     def __init__(self, tmp_path: Path, *, cache: Path | None = None, env: dict[str, str] | None = None,
-                 answer: Callable[[dict], str] | str = ACCEPT, log_name: str = "server.log") -> None:
+                 answer: Callable[[dict], str] | str = ACCEPT, log_name: str = "server.log",
+                 prefix: tuple[str, ...] = ()) -> None:
         self.log_file = tmp_path / log_name
         environment = {**(os.environ if env is None else env),
                        "RAG_LSP_CACHE_DIR": str(cache or tmp_path / "cache")}
-        self.process = subprocess.Popen([RAG_LSP, "serve", "--log-file", str(self.log_file)], env=environment,
+        self.process = subprocess.Popen([*prefix, RAG_LSP, "serve", "--log-file", str(self.log_file)], env=environment,
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         self._answer = answer if callable(answer) else (lambda _message: answer)
         self._ids = itertools.count(1)
