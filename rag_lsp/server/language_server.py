@@ -20,6 +20,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from pygls.exceptions import FeatureNotificationError, JsonRpcException
 from pygls.lsp.server import LanguageServer
 
 from rag_lsp import __version__
@@ -33,6 +34,10 @@ log = logging.getLogger("rag_lsp.server")
 LENS_REFRESH_DELAY = 0.5
 # How often a question waiting for the first index looks again.
 FIRST_INDEX_POLL_S = 0.05
+# Logged when a notification handler raised: tests and the fuzzer look for it.
+NOTIFICATION_FAILED = "a notification handler failed"
+# JSON-RPC's code for a body that is not JSON.
+PARSE_ERROR = -32700
 # How often the client's process is checked for life.
 PARENT_POLL_S = 1.0
 
@@ -130,6 +135,24 @@ class RagServer(LanguageServer):
         self.indexer.shutdown(wait=False, cancel_futures=True)
         for root in list(self.session.roots):
             self.session.remove_root(root)
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """A body that is not JSON (or too deeply nested to read) is answered with a JSON-RPC parse error and an
+        id of null, as JSON-RPC asks; it is the client's fault, so nothing pops up in the editor."""
+        # pygls's read loop reports what failed to read or decode with the source JsonRpcException; handlers'
+        # failures come with their feature's error class.
+        if source is JsonRpcException and isinstance(error, (ValueError, RecursionError)):
+            log.warning("a message that is not JSON: %s", error)
+            self.protocol._send_data({"jsonrpc": "2.0", "id": None,
+                                      "error": {"code": PARSE_ERROR, "message": f"Parse error: {error}"}})
+            return
+        if source is FeatureNotificationError:
+            # Nobody waits for a notification's outcome; a failure is a bug to find in the log, not a popup.
+            data = getattr(error, "data", None)
+            trace = "".join(data.get("traceback", [])) if isinstance(data, dict) else ""
+            log.error("%s: %s\n%s", NOTIFICATION_FAILED, error, trace)
+            return
+        super().report_server_error(error, source)
 
     def shutdown(self) -> None:
         """The connection ended (``exit``, the client closed its pipe, a broken pipe): indexing stops at its

@@ -16,9 +16,12 @@ nothing a client sends can leave a request unanswered.
 from __future__ import annotations
 
 import logging
+import typing
+from collections import abc
 from typing import Any
 
 import cattrs
+from cattrs.cols import list_structure_factory
 from lsprotocol import types
 from pygls.exceptions import (
     JsonRpcException,
@@ -39,6 +42,12 @@ MAX_DETAIL_CHARS = 500
 
 class Protocol(LanguageServerProtocol):
     """The language-server protocol with every request answered and bad notifications skipped."""
+
+    def __init__(self, server: Any, converter: Any) -> None:
+        super().__init__(server, converter)
+        # cattrs reads a string where a list belongs as a list of characters and reports each one: 200,000
+        # characters took the event loop half a minute. A list must be a list.
+        converter.register_structure_hook_factory(_is_list, lambda hint: _list_only(hint, converter))
 
     def structure_message(self, data: dict[str, Any]) -> dict[str, Any]:
         # Called by ``json.loads`` for every object, innermost first; decoding waits for ``handle_message``,
@@ -75,6 +84,10 @@ class Protocol(LanguageServerProtocol):
             if has_id:
                 self._reject(msg_id, JsonRpcInvalidRequest(f"{method}: the server is shutting down"))
             return
+        if method == types.CANCEL_REQUEST and not has_id and not _valid_cancel(message.get("params")):
+            # pygls looks the id up in a dict before any check: a list there would escape its read loop.
+            log.warning("$/cancelRequest skipped: 'id' must be an integer or a string")
+            return
         # JSON-RPC allows leaving out params (Neovim sends ragLsp/status that way); pygls needs the member.
         message = {**message, "params": message.get("params")}
         try:
@@ -84,6 +97,10 @@ class Protocol(LanguageServerProtocol):
                 self._reject(msg_id, exc)
             else:
                 log.warning("notification %s skipped: %s", method, exc.message)
+            return
+        if has_id and not hasattr(decoded, "id"):
+            # A notification's method sent as a request: pygls would run it and answer nothing.
+            self._reject(msg_id, JsonRpcInvalidRequest(f"{method} is a notification: it takes no 'id'"))
             return
         super().handle_message(decoded)
 
@@ -118,6 +135,25 @@ class Protocol(LanguageServerProtocol):
         else:
             self._send_response(msg_id, error=error.to_response_error())
 
+    @lsp_method(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
+    def lsp_notebook_document__did_change(self, params: types.DidChangeNotebookDocumentParams):
+        if self._unknown_notebook(params.notebook_document.uri):
+            return
+        yield from super().lsp_notebook_document__did_change(params)
+
+    @lsp_method(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
+    def lsp_notebook_document__did_close(self, params: types.DidCloseNotebookDocumentParams):
+        if self._unknown_notebook(params.notebook_document.uri):
+            return
+        yield from super().lsp_notebook_document__did_close(params)
+
+    def _unknown_notebook(self, uri: str) -> bool:
+        """pygls raises on a notebook that was never opened; rag_lsp keeps no notebook state, so it is logged."""
+        if self.workspace.get_notebook_document(notebook_uri=uri) is None:
+            log.warning("notebook notification ignored: notebook is not open: %s", uri)
+            return True
+        return False
+
     @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
     def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams):
         # pygls raises on a change to a document that is not open; a stale client is not worth a crash report.
@@ -129,6 +165,25 @@ class Protocol(LanguageServerProtocol):
 
 def _valid_id(value: object) -> bool:
     return value is None or isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def _is_list(hint: Any) -> bool:
+    return typing.get_origin(hint) in (list, abc.Sequence, abc.MutableSequence)
+
+
+def _list_only(hint: Any, converter: Any) -> Any:
+    structure = list_structure_factory(hint, converter)
+
+    def hook(value: object, _: object) -> list:
+        if not isinstance(value, list):
+            raise ValueError(f"expected a list, got {type(value).__name__}")
+        return structure(value, hint)
+
+    return hook
+
+
+def _valid_cancel(params: object) -> bool:
+    return isinstance(params, dict) and _valid_id(params.get("id")) and params.get("id") is not None
 
 
 def _show(value: object) -> str:

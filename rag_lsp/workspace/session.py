@@ -269,6 +269,9 @@ class Session:
                     stats = root.index.refresh(report, skip=lambda rel, path=path: self._is_open(path / rel))
                 except _Stopped:
                     break
+                except OSError as exc:
+                    # A folder the client named that is gone, or is a file: nothing to index there, and said so.
+                    stats = IndexStats(root=str(path), warnings=[f"not indexed: {exc}"])
                 with self._lock:
                     root.refreshing -= 1
                     root.indexed = True

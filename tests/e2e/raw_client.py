@@ -49,6 +49,8 @@ class RawServer:
         self.responses: dict[str, dict] = {}
         # Responses that arrived for an id that already had one (a server must never send two).
         self.duplicates: list[dict] = []
+        # Errors answered with a null id (a request whose id could not be read, a body that is not JSON).
+        self.null_responses: list[dict] = []
         self.notifications: list[dict] = []
         self.server_requests: list[dict] = []
         self.closed = False
@@ -110,7 +112,11 @@ class RawServer:
     # Receiving.
 
     def response(self, request_id: object, timeout: float = 30) -> dict:
-        """The response to ``request_id``; ServerGone when the server exits first, TimeoutError after ``timeout``."""
+        """The response to ``request_id`` (None: the first answer with a null id); ServerGone when the server
+        exits first, TimeoutError after ``timeout``."""
+        if request_id is None:
+            self.wait_for(lambda: bool(self.null_responses), timeout, "an answer with a null id")
+            return self.null_responses[0]
         deadline = time.monotonic() + timeout
         key = json.dumps(request_id)
         with self._lock:
@@ -187,6 +193,8 @@ class RawServer:
         with self._lock:
             if "method" in message:
                 self.notifications.append(message)
+            elif message.get("id") is None:
+                self.null_responses.append(message)
             elif json.dumps(message.get("id")) in self.responses:
                 self.duplicates.append(message)
             else:

@@ -66,7 +66,7 @@ def test_an_id_that_is_not_an_id_and_a_body_that_is_not_an_object_get_an_error_w
         server.initialize([ledger_root])
         server.send({"jsonrpc": "2.0", "id": {"nested": 1}, "method": "ragLsp/status"})
         assert "'id' must be an integer or a string" in server.response(None, timeout=20)["error"]["message"]
-        server.responses.clear()
+        server.null_responses.clear()
         server.send([{"jsonrpc": "2.0", "id": 60, "method": "ragLsp/status"}])
         assert "batches are not supported" in server.response(None, timeout=20)["error"]["message"]
         assert server.result("ragLsp/status")["version"]
