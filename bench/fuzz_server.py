@@ -51,9 +51,9 @@ def fuzz(messages: int, seed_value: int, workdir: Path) -> dict:
         server.initialize([root])
         server.wait_indexed()
 
-        # About 15 messages a batch: enough examples to reach the target, the rest return at once.
+        # About 15 messages a batch: enough examples to reach the target; the rest return at once.
         @seed(seed_value)
-        @settings(max_examples=messages // 5 + 100, deadline=None, database=None, phases=[Phase.generate],
+        @settings(max_examples=messages // 10 + 100, deadline=None, database=None, phases=[Phase.generate],
                   suppress_health_check=list(HealthCheck))
         @given(batch=batches(schema))
         def one_batch(batch) -> None:
