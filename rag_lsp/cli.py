@@ -21,6 +21,7 @@ from rag_lsp import __version__
 from rag_lsp.completion.snippets import DEFAULT_BUDGET_TOKENS as COMPLETION_BUDGET_TOKENS
 from rag_lsp.features.context import answer_context
 from rag_lsp.features.lookup import LOOKUPS, lookup
+from rag_lsp.redaction import redact
 from rag_lsp.retrieval.answer import DEFAULT_BUDGET_TOKENS, DEFAULT_TOP_K, ContextRequest
 from rag_lsp.server import readable, wire
 from rag_lsp.workspace.session import Session
@@ -202,7 +203,7 @@ def _context(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(wire.context_json(answer), indent=2, ensure_ascii=False))
     else:
-        print(readable.context_text(answer))
+        print(redact(readable.context_text(answer)))
     return EXIT_OK
 
 
@@ -224,7 +225,7 @@ def _lookup(args: argparse.Namespace) -> int:
         print(json.dumps(wire.lookup_json(answer), indent=2, ensure_ascii=False))
         return EXIT_OK
     for line in readable.lookup_lines(answer):
-        print(line)
+        print(redact(line))
     if answer.unanswered:
         print(f"rag-lsp: {answer.unanswered}", file=sys.stderr)
     for note in answer.language_servers:
@@ -258,7 +259,7 @@ def _completion_context(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(wire.completion_json(answer), indent=2, ensure_ascii=False))
     else:
-        print(answer.prompt or "no context for this position")
+        print(redact(answer.prompt) or "no context for this position")
         print(f"{len(answer.snippets)} snippets, ~{answer.tokens} tokens (estimated) of {answer.budget_tokens}"
               f"{', truncated' if answer.truncated else ''}; {answer.elapsed_ms:.1f} ms", file=sys.stderr)
     return EXIT_OK

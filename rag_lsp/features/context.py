@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from rag_lsp.retrieval.answer import ContextAnswer, ContextRequest, Progress
 from rag_lsp.retrieval.rank import Cancelled
-from rag_lsp.retrieval.retrieve import RootRanking, assemble, question_of, rank_root
+from rag_lsp.retrieval.retrieve import EMPTY_INDEX, RootRanking, assemble, question_of, rank_root
 from rag_lsp.workspace.session import Session
 
 
@@ -34,10 +35,14 @@ def answer_context(session: Session, request: ContextRequest, focus: Path | None
         if cancel is not None and cancel.is_set():
             raise Cancelled("the context request was cancelled")
         provider = session.provider(root, calls_left)
-        ranked.append(rank_root(root.index, query, request, cancel=cancel, provider=provider,
-                                config=root.settings.ranking))
+        ranking = rank_root(root.index, query, request, cancel=cancel, provider=provider,
+                             config=root.settings.ranking)
+        if not root.indexed:
+            # Empty because its indexing has not got far yet, which the indexing warning says.
+            ranking = replace(ranking, warnings=tuple(w for w in ranking.warnings if w != EMPTY_INDEX))
+        ranked.append(ranking)
         calls_left -= provider.calls if provider else 0
     indexing = session.indexing
-    progress = Progress(indexing.done, indexing.total) if indexing.running else None
-    warnings = () if roots else ("no workspace folder is open",)
+    progress = Progress(indexing.done, indexing.total) if indexing.partial else None
+    warnings = tuple(w for w in (indexing.warning(),) if w) if roots else ("no workspace folder is open",)
     return assemble(query, request, ranked, started, progress, warnings)

@@ -27,6 +27,8 @@ class IndexingStatus:
     done: int
     total: int
     running: bool
+    # "pending" (not started), "running" or "done" (workspace/session.py).
+    state: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,4 +61,4 @@ def status(session: Session) -> Status:
         roots.append(RootStatus(stats, root.settings, tuple(root.warnings), servers))
     indexing = session.indexing
     return Status(__version__, tuple(roots), len(session.documents),
-                  IndexingStatus(indexing.done, indexing.total, indexing.running))
+                  IndexingStatus(indexing.done, indexing.total, indexing.running, indexing.state))

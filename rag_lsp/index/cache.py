@@ -23,7 +23,7 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
-from rag_lsp import __version__
+from rag_lsp import __version__, redaction
 from rag_lsp.model import Chunk, Definition, Import, ParsedFile, Reference
 
 log = logging.getLogger(__name__)
@@ -76,10 +76,11 @@ def fingerprint() -> str:
     """Identifies everything a cached parse result depends on besides the content.
 
     Changing a query file (fragments included), the language table, the
-    declaration patterns or rag_lsp's version makes every cached result stale,
-    so they are hashed together.
+    declaration patterns, the secret-masking rules or rag_lsp's version makes
+    every cached result stale, so they are hashed together (a cache built
+    before secrets were masked is never read).
     """
-    digest = hashlib.sha1(f"{SCHEMA_VERSION}:{__version__}".encode())
+    digest = hashlib.sha1(f"{SCHEMA_VERSION}:{__version__}:{redaction.RULES_VERSION}".encode())
     package = resources.files("rag_lsp")
     for table in PARSE_TABLES:
         digest.update(package.joinpath(table).read_bytes())
@@ -135,8 +136,13 @@ class IndexCache:
         return db
 
     def _usable(self, db: sqlite3.Connection) -> bool:
-        """True for an empty database or one written with the current fingerprint."""
-        db.execute("PRAGMA quick_check").fetchone()
+        """True for an empty database or an intact one written with the current fingerprint."""
+        # A damaged page is reported as a row, not always raised: a database that fails the check is rebuilt
+        # now rather than failing halfway through a refresh.
+        check = db.execute("PRAGMA quick_check").fetchone()
+        if check != ("ok",):
+            self._warn(f"discarding corrupt cache {self.path}: {check[0] if check else 'no answer'}")
+            return False
         tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         if not tables:
             return True

@@ -30,6 +30,8 @@ from rag_lsp.retrieval.window import placed as window_place
 CANDIDATE_SLACK = 3
 # A first item is cut down rather than dropped if at least this much fits.
 MIN_USEFUL_TOKENS = 32
+# Said of a root with no chunks; a caller that knows the root is still being indexed says that instead.
+EMPTY_INDEX = "the index is empty: no indexable files under the root"
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +64,7 @@ def rank_root(index: Index, query: Query, request: ContextRequest, *, ranker: Ra
         if query.empty:
             warnings.append("the query has no searchable words or names")
         if not index.chunks:
-            warnings.append("the index is empty: no indexable files under the root")
+            warnings.append(EMPTY_INDEX)
         ranker = ranker or FusionRanker(cancelled=cancel.is_set if cancel is not None else None, provider=provider,
                                         config=config)
         ranking = ranker.rank(index, query, request.top_k * CANDIDATE_SLACK) if not query.empty else Ranking(())

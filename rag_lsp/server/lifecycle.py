@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 
 from lsprotocol import types
 
@@ -19,6 +20,8 @@ def register(server: RagServer) -> None:
     def initialize(ls: RagServer, params: types.InitializeParams) -> None:
         ls.loop = asyncio.get_running_loop()
         ls.encoding = encoding_name(ls.workspace.position_encoding)
+        if isinstance(params.process_id, int) and params.process_id > 0 and params.process_id != os.getpid():
+            ls.watch_parent(params.process_id)
         try:
             settings, warnings = apply_settings(Settings(), params.initialization_options)
         except SettingsError as exc:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from pathlib import Path
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
@@ -27,6 +28,13 @@ from rag_lsp.server.language_server import RagServer
 from rag_lsp.server.params import completion_params, context_params, field, lookup_params
 
 
+def confine(ls: RagServer, path: Path) -> None:
+    """A document a question reads must be open in the editor (its text is the client's) or inside a
+    workspace folder: the server reads nothing outside its roots (InvalidParams naming the field)."""
+    if path not in ls.session.documents and ls.session.locate(path) is None:
+        raise JsonRpcInvalidParams(f"'textDocument': {path} is neither open nor inside a workspace folder")
+
+
 def register(server: RagServer) -> None:
     # The engine keeps its caches for the life of the server.
     engine = CompletionEngine(server.session)
@@ -39,6 +47,8 @@ def register(server: RagServer) -> None:
         decoded = context_params(params, settings)
         focus = decoded.focus
         request = decoded.request
+        if focus is not None:
+            confine(ls, focus.path)
         cancel = threading.Event()
 
         def answer() -> ContextAnswer:
@@ -50,6 +60,7 @@ def register(server: RagServer) -> None:
             return answer_context(ls.session, asked, focus.path if focus else None, cancel)
 
         try:
+            await ls.first_index(settings.first_index_wait_ms / 1000)
             result = await ls.run(answer)
         except asyncio.CancelledError:
             # $/cancelRequest: stop the work the thread is doing, not only the wait for it.
@@ -60,6 +71,7 @@ def register(server: RagServer) -> None:
     @server.feature(ext.LOOKUP)
     async def lookup_request(ls: RagServer, params: object) -> dict:
         decoded = lookup_params(params, LOOKUPS)
+        await ls.first_index(ls.session.settings_for(decoded.path).first_index_wait_ms / 1000)
         answer = await ls.run(lookup, ls.session, decoded.symbol, decoded.what, decoded.path)
         return wire.lookup_json(answer, path_to_uri)
 
@@ -70,6 +82,7 @@ def register(server: RagServer) -> None:
     @server.feature(ext.COMPLETION_CONTEXT)
     async def completion_context(ls: RagServer, params: object) -> dict:
         request = completion_params(params, ls.encoding)
+        confine(ls, request.path)
         try:
             answer = await ls.run(engine.context, request)
         except (PositionError, CompletionError) as exc:
@@ -78,6 +91,7 @@ def register(server: RagServer) -> None:
 
     @server.feature(types.WORKSPACE_SYMBOL)
     async def workspace_symbol(ls: RagServer, params: types.WorkspaceSymbolParams) -> list[types.WorkspaceSymbol]:
+        await ls.first_index(ls.session.settings_for().first_index_wait_ms / 1000)
         found = await ls.run(workspace_symbols, ls.session, params.query)
         return [symbol_information(root, definition) for root, definition in found]
 
@@ -90,4 +104,5 @@ def register(server: RagServer) -> None:
         focus = uri_to_path(field(target, "uri")) if field(target, "uri") else None
         settings = ls.session.settings_for(focus)
         request = ContextRequest(f"`{name}`", settings.top_k, settings.budget_tokens)
+        await ls.first_index(settings.first_index_wait_ms / 1000)
         return wire.context_json(await ls.run(answer_context, ls.session, request, focus), path_to_uri)

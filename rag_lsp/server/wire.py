@@ -5,6 +5,11 @@ added or renamed in one place and ``tests/integration/test_protocol_doc.py``
 checks it against the document. Nothing here imports pygls: the command line
 uses it without loading the protocol stack, and the server passes the one
 protocol-specific thing, how a path becomes a URI, as ``uri``.
+
+Every answer leaves through ``redact_json``: indexed text is masked when it is
+indexed, but an answer also carries text that never went through the index
+(a language server's hover, an open buffer's similar code, a status example),
+and no secret may leave in any of it (``rag_lsp/redaction.py``).
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from rag_lsp.features.status import Status
 from rag_lsp.index.root_index import IndexStats
 from rag_lsp.index.symbol_provider import ServerNote
 from rag_lsp.langservers.spec import ServerStatus
+from rag_lsp.redaction import redact_json
 from rag_lsp.retrieval.answer import ContextAnswer, ContextItem, IndexSummary
 from rag_lsp.retrieval.ranking.config import ranking_to_settings
 from rag_lsp.workspace.settings import Settings, camel_case
@@ -49,7 +55,7 @@ def context_json(answer: ContextAnswer, uri: ToUri | None = None, content: bool 
         result["warnings"] = list(answer.warnings)
     if answer.indexing is not None:
         result["indexing"] = {"done": answer.indexing.done, "total": answer.indexing.total}
-    return result
+    return redact_json(result)
 
 
 def _item(item: ContextItem, uri: ToUri | None, content: bool) -> Json:
@@ -121,12 +127,12 @@ def lookup_json(answer: LookupAnswer, uri: ToUri | None = None) -> Json:
                     "language_servers": [server_note_json(note) for note in answer.language_servers]}
     if answer.unanswered is not None:
         result["unanswered"] = answer.unanswered
-    return result
+    return redact_json(result)
 
 
 def index_stats_json(stats: IndexStats) -> Json:
     """``rag-lsp index --json``: one root's statistics after a refresh."""
-    return {
+    return redact_json({
         "root": stats.root,
         "files": stats.files,
         "chunks": stats.chunks,
@@ -142,7 +148,7 @@ def index_stats_json(stats: IndexStats) -> Json:
         "elapsed_ms": round(stats.elapsed_ms, 1),
         "cache": stats.cache,
         "warnings": stats.warnings,
-    }
+    })
 
 
 def settings_json(settings: Settings) -> Json:
@@ -160,6 +166,7 @@ def settings_json(settings: Settings) -> Json:
         "languageServerCalls": settings.language_server_calls,
         "languageServerBudgetMs": settings.language_server_budget_ms,
         "ranking": ranking_to_settings(settings.ranking),
+        "firstIndexWaitMs": settings.first_index_wait_ms,
     }
 
 
@@ -171,16 +178,16 @@ def status_json(status: Status) -> Json:
         encoded["settings_warnings"] = list(root.settings_warnings)
         encoded["language_servers"] = [server_status_json(server) for server in root.language_servers]
         roots.append(encoded)
-    return {
+    return redact_json({
         "version": status.version,
         "roots": roots,
         "files": status.files,
         "chunks": status.chunks,
         "open_documents": status.open_documents,
         "indexing": {"done": status.indexing.done, "total": status.indexing.total,
-                     "running": status.indexing.running},
+                     "running": status.indexing.running, "state": status.indexing.state},
         "language_servers": [server_status_json(server) for server in status.language_servers],
-    }
+    })
 
 
 def usage_json(counts: UsageCounts) -> Json:
@@ -223,4 +230,4 @@ def completion_json(answer: CompletionAnswer, uri: ToUri | None = None) -> Json:
     }
     if answer.warnings:
         result["warnings"] = list(answer.warnings)
-    return result
+    return redact_json(result)

@@ -13,34 +13,71 @@ thread) while queries and the initial indexing run elsewhere.
 
 from __future__ import annotations
 
+import os
+import stat
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from rag_lsp.index.admission import Admission
+from rag_lsp.index.cache import default_cache_root
 from rag_lsp.index.root_index import Index, IndexStats
 from rag_lsp.index.symbol_provider import IndexSymbolProvider, SymbolProvider
-from rag_lsp.index.tables import workspace_tables
+from rag_lsp.index.tables import WorkspaceTables, workspace_tables
 from rag_lsp.index.walk import skip_reason
 from rag_lsp.langservers.composite import CompositeSymbolProvider
 from rag_lsp.langservers.pool import ServerPool
 from rag_lsp.retrieval.strategies.base import Budget
 from rag_lsp.workspace.documents import EditError, OpenDocument, TextEdit
-from rag_lsp.workspace.settings import Settings, SettingsError, apply_settings, load_operator_file
+from rag_lsp.workspace.settings import (
+    OPERATOR_FILE,
+    Settings,
+    SettingsError,
+    apply_settings,
+    load_operator_file,
+    snake_case,
+)
 
 # Buffers remembered as recently edited (for completion's similar code), open or closed since.
 MAX_RECENT_EDITS = 20
 
 
-@dataclass(slots=True)
+class _Stopped(Exception):
+    """Raised from a refresh's progress callback once the session is closing: the refresh stops there."""
+
+
+# What an indexing state is: some root never indexed and nothing running, a run in progress, or every root
+# indexed and nothing running.
+PENDING, RUNNING, DONE = "pending", "running", "done"
+
+
+@dataclass(frozen=True, slots=True)
 class IndexingState:
-    """Progress of the background indexing, reported with every answer while it runs."""
+    """How far indexing has got: ``done`` of ``total`` files of the roots not yet indexed (else of the roots
+    being refreshed, else of every root in its last run), and whether answers come from a partial index."""
 
     done: int = 0
     total: int = 0
-    running: bool = False
-    roots: list[str] = field(default_factory=list)
+    state: str = DONE
+    # Roots whose first index is not complete: answers cover only what they hold so far.
+    partial: tuple[str, ...] = ()
+
+    @property
+    def running(self) -> bool:
+        """True until every root is indexed (what editors show as "indexing")."""
+        return self.state != DONE
+
+    def warning(self) -> str | None:
+        """What a question answered now must say about the index, or None when it is complete."""
+        if not self.partial:
+            return None
+        if self.state == PENDING:
+            return "indexing has not started yet: the answer covers only what is indexed so far (open documents)"
+        if not self.total:
+            return "indexing in progress, listing files: the answer covers only what is indexed so far"
+        return (f"indexing in progress: {self.done} of {self.total} files indexed so far; "
+                "the answer covers only what is indexed")
 
 
 @dataclass(slots=True)
@@ -50,6 +87,12 @@ class _Root:
     warnings: list[str] = field(default_factory=list)
     # The root's language servers (None when the session does not use them).
     servers: ServerPool | None = None
+    # True once a refresh of this index ran to the end; until then answers are partial.
+    indexed: bool = False
+    # Refreshes of this root running now, and the files done of the walk's total in the latest one.
+    refreshing: int = 0
+    done: int = 0
+    total: int = 0
 
 
 class Session:
@@ -73,7 +116,10 @@ class Session:
         self._indexed_before_open: set[Path] = set()
         # Paths of the buffers edited through the editor, most recent last (see ``recently_edited``).
         self._recent_edits: dict[Path, None] = {}
-        self.indexing = IndexingState()
+        # Indexing runs asked for and not started yet (``indexing_scheduled``).
+        self._scheduled = 0
+        # Set by ``close``: a refresh running then stops at its next batch.
+        self._closing = False
         self._lock = threading.RLock()
 
     # Roots and settings.
@@ -97,8 +143,10 @@ class Session:
                 root.servers.stop()
 
     def close(self) -> None:
-        """Stop every language server and close the indexes (the session is not used afterwards)."""
+        """Stop indexing (at its next batch), every language server, and close the indexes (the session is not
+        used afterwards)."""
         with self._lock:
+            self._closing = True
             roots = list(self.roots.values())
         for root in roots:
             if root.servers:
@@ -110,11 +158,39 @@ class Session:
         return ServerPool(path, settings.language_servers) if self.language_servers else None
 
     def _root_settings(self, path: Path, client: Settings) -> tuple[Settings, list[str]]:
-        """Client settings overlaid with the root's operator file; an invalid file is reported, not applied."""
+        """Client settings overlaid with the root's operator file; an invalid file is reported, not applied.
+
+        The cache directory is confined (``_cache_dir``): the result's ``cache_dir`` is an absolute path the
+        session may write, or None for the cache root.
+        """
         try:
-            return apply_settings(client, load_operator_file(path), overlay=True)
+            operator = load_operator_file(path)
+            settings, warnings = apply_settings(client, operator, overlay=True)
         except SettingsError as exc:
-            return client, [str(exc)]
+            operator, settings, warnings = {}, client, [str(exc)]
+        from_operator = any(snake_case(str(key)) == "cache_dir" for key in operator)
+        cache_dir, warning = self._cache_dir(path, settings.cache_dir, from_operator)
+        return replace(settings, cache_dir=cache_dir), warnings + ([warning] if warning else [])
+
+    def _cache_dir(self, root: Path, wanted: str | None, from_operator: bool) -> tuple[str | None, str | None]:
+        """Where a setting may put a root's cache: the session writes only inside its roots and its cache root.
+
+        The cache root is chosen by whoever starts rag_lsp (``--cache-dir``, ``$RAG_LSP_CACHE_DIR``, the XDG
+        cache home). The operator file travels with the repository, so its ``cache_dir`` (relative to the
+        root) may name a directory inside the root or inside the cache root; a client's ``cacheDir``
+        (relative to the cache root) only one inside the cache root. Anything else is ignored with a warning.
+        """
+        if wanted is None:
+            return None, None
+        cache_root = (self.cache_root or default_cache_root()).resolve()
+        chosen = ((root if from_operator else cache_root) / Path(wanted).expanduser()).resolve()
+        allowed = (root, cache_root) if from_operator else (cache_root,)
+        if any(chosen == place or place in chosen.parents for place in allowed):
+            return str(chosen), None
+        source = f"{OPERATOR_FILE} cache_dir" if from_operator else "the client's cacheDir"
+        return None, (f"{source} {wanted!r} ignored: the cache may only go inside "
+                      f"{'the workspace root or ' if from_operator else ''}the cache root {cache_root} "
+                      "(start rag-lsp with --cache-dir or RAG_LSP_CACHE_DIR to move the cache root)")
 
     def _new_index(self, path: Path, settings: Settings) -> Index:
         return Index(
@@ -158,27 +234,70 @@ class Session:
 
     # Indexing.
 
-    def index_roots(self, roots: list[Path] | None = None, progress=None) -> list[IndexStats]:
-        """Refresh the given roots (all by default) from disk; open buffers keep their text."""
+    def indexing_scheduled(self, roots: list[Path] | None = None) -> None:
+        """Say that ``index_roots(roots)`` will run soon (on another thread), so that until it starts
+        the state reads "pending" rather than "done"."""
         with self._lock:
+            self._scheduled += 1
+
+    def index_roots(self, roots: list[Path] | None = None, progress=None, *, scheduled: bool = False
+                    ) -> list[IndexStats]:
+        """Refresh the given roots (all by default) from disk; open buffers keep their text.
+
+        ``scheduled`` says this is the run announced by ``indexing_scheduled``. ``progress(done, total)``
+        counts files over every root of the run.
+        """
+        with self._lock:
+            if scheduled:
+                self._scheduled = max(0, self._scheduled - 1)
             targets = [(p, r) for p, r in self.roots.items() if roots is None or p in roots]
-            self.indexing = IndexingState(running=True, roots=[str(p) for p, _ in targets])
+            for _, root in targets:
+                root.refreshing += 1
+                root.done = root.total = 0
         reports = []
-        offset = 0
+        offset = [0, 0]
         try:
             for path, root in targets:
-                def report(done: int, total: int, offset=offset) -> None:
-                    self.indexing.done = offset + done
-                    self.indexing.total = max(self.indexing.total, offset + total)
+                def report(done: int, total: int, root=root) -> None:
+                    if self._closing:
+                        raise _Stopped
+                    root.done, root.total = done, total
                     if progress:
-                        progress(self.indexing.done, self.indexing.total)
+                        progress(offset[0] + done, offset[1] + total)
 
-                stats = root.index.refresh(report, skip=lambda rel, path=path: self._is_open(path / rel))
-                offset = self.indexing.done
+                try:
+                    stats = root.index.refresh(report, skip=lambda rel, path=path: self._is_open(path / rel))
+                except _Stopped:
+                    break
+                except OSError as exc:
+                    # A folder the client named that is gone, or is a file: nothing to index there, and said so.
+                    stats = IndexStats(root=str(path), warnings=[f"not indexed: {exc}"])
+                with self._lock:
+                    root.refreshing -= 1
+                    root.indexed = True
+                    root.done = root.total = stats.files
+                    offset[0] += stats.files
+                    offset[1] += stats.files
                 reports.append(stats)
         finally:
-            self.indexing.running = False
+            with self._lock:
+                for _, root in targets[len(reports):]:
+                    root.refreshing -= 1
         return reports
+
+    @property
+    def indexing(self) -> IndexingState:
+        """The indexing state now (a snapshot)."""
+        with self._lock:
+            roots = list(self.roots.items())
+            scheduled = self._scheduled
+        partial = tuple(str(path) for path, root in roots if not root.indexed)
+        running = any(root.refreshing for _, root in roots)
+        # The roots still to index, else those being refreshed, else every root as of its last run.
+        counted = ([root for _, root in roots if not root.indexed] or [r for _, r in roots if r.refreshing]
+                   or [root for _, root in roots])
+        state = RUNNING if running else PENDING if partial or scheduled else DONE
+        return IndexingState(sum(r.done for r in counted), sum(r.total for r in counted), state, partial)
 
     def _is_open(self, path: Path) -> bool:
         return path in self.documents
@@ -321,11 +440,11 @@ class Session:
             return "outside the workspace"
         root, rel = located
         try:
-            data = path.read_bytes() if path.is_file() and not path.is_symlink() else None
+            data = _read_inside(root.index.root, path)
         except OSError as exc:
             data, reason = None, f"unreadable: {exc.strerror or exc}"
         else:
-            reason = "not a regular file"
+            reason = "not a regular file inside the root (a symlink, a directory, a special file)"
         if data is None:
             root.index.remove_file(rel)
             return reason
@@ -375,7 +494,7 @@ class Session:
         deadline = time.monotonic() + max(Budget().seconds, self.wait_for_servers)
         budget = max(settings.language_server_budget_ms / 1000 * questions, self.wait_for_servers)
         return CompositeSymbolProvider(
-            IndexSymbolProvider(root.index, workspace_tables(root.index)), root.servers,
+            IndexSymbolProvider(root.index, _tables(root)), root.servers,
             lambda rel, root=root: self._text_of(root, rel), timeout=timeout,
             max_calls=settings.language_server_calls if max_calls is None else max(0, max_calls),
             budget=budget, deadline=deadline, wait_for_start=self.wait_for_servers,
@@ -398,7 +517,8 @@ class Session:
         if rel not in root.index.files:
             return None
         try:
-            return path.read_bytes().decode("utf-8-sig")
+            data = _read_inside(root.index.root, path)
+            return data.decode("utf-8-sig") if data is not None else None
         except (OSError, UnicodeDecodeError):
             return None
 
@@ -413,7 +533,28 @@ class Session:
         """The provider of one question on one root: its language servers composed with the patterns, or
         the patterns alone when the session does not use servers."""
         return (self.provider(root, max_calls, questions)
-                or IndexSymbolProvider(root.index, workspace_tables(root.index)))
+                or IndexSymbolProvider(root.index, _tables(root)))
+
+def _read_inside(root: Path, path: Path) -> bytes | None:
+    """A regular file's bytes, or None for anything the walk would not read either: a symlink (anywhere on the
+    path below the root, so no link leads outside it), a directory, a FIFO or a device. Raises OSError."""
+    if path.resolve() != path or not path.is_relative_to(root):
+        return None
+    descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            return None
+        with os.fdopen(descriptor, "rb", closefd=False) as stream:
+            return stream.read()
+    finally:
+        os.close(descriptor)
+
+
+def _tables(root: _Root) -> WorkspaceTables:
+    """The root's lookup tables, synchronised under the index's lock (indexing may be installing files)."""
+    with root.index.lock:
+        return workspace_tables(root.index)
+
 
 def _index_shape(settings: Settings) -> tuple:
     """The settings that change what an index holds."""

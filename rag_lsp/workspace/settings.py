@@ -47,6 +47,8 @@ class Settings:
     language_server_budget_ms: int = 500
     # The ranking stack's switches and weights (``[ranking]`` in the operator file).
     ranking: RankingConfig = DEFAULT_RANKING
+    # How long a question asked before the first index is complete waits for it (0: answer at once, partially).
+    first_index_wait_ms: int = 2000
 
     def disabled_languages(self) -> frozenset[str]:
         return frozenset(name for name, enabled in self.languages.items() if not enabled)
@@ -116,6 +118,13 @@ def _positive_int(key: str, value: object, upper: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0 or (upper and value > upper):
         bound = f" no larger than {upper}" if upper else ""
         raise SettingsError(f"setting '{key}' must be a positive integer{bound}, got {value!r}")
+    return value
+
+
+def _milliseconds(key: str, value: object, upper: int) -> int:
+    """An integer from 0 (no wait) to ``upper``."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= upper:
+        raise SettingsError(f"setting '{key}' must be an integer from 0 to {upper}, got {value!r}")
     return value
 
 
@@ -190,6 +199,7 @@ _VALIDATORS = {
     "language_server_calls": lambda key, value: _positive_int(key, value, 50),
     "language_server_budget_ms": lambda key, value: _positive_int(key, value, 60_000),
     "ranking": lambda key, value: _ranking(key, value),
+    "first_index_wait_ms": lambda key, value: _milliseconds(key, value, 30_000),
 }
 
 

@@ -2,6 +2,9 @@
 
 It records what the server sends on its own initiative ($/progress,
 window/logMessage, registrations, lens refreshes) so tests can assert on it.
+Every request has a deadline (``REQUEST_TIMEOUT``) and fails at once when the
+server process is gone, so a dead or silent server fails the test instead of
+hanging the run.
 """
 
 from __future__ import annotations
@@ -15,6 +18,12 @@ from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
 RAG_LSP = str(Path(sys.executable).parent / "rag-lsp")
+# The longest any request may wait for its response (a cold context question on a small tree takes < 5 s).
+REQUEST_TIMEOUT = 60.0
+
+
+class ServerGone(RuntimeError):
+    """The server process exited before a request could be answered."""
 
 
 class Harness:
@@ -61,6 +70,7 @@ class Harness:
                     env: dict[str, str] | None = None) -> types.InitializeResult:
         env = {**(os.environ if env is None else env), "RAG_LSP_CACHE_DIR": str(self.cache)}
         await self.client.start_io(RAG_LSP, "serve", "--log-file", str(self.log_file), env=env)
+        self._guard_requests()
         capabilities = types.ClientCapabilities(
             window=types.WindowClientCapabilities(work_done_progress=True),
             workspace=types.WorkspaceClientCapabilities(
@@ -77,6 +87,31 @@ class Harness:
         self.client.initialized(types.InitializedParams())
         return result
 
+    def _guard_requests(self) -> None:
+        """Give every request the client sends (typed ``*_async`` methods included) a deadline, and fail one
+        sent after the server exited (pygls fails only those pending when it exits)."""
+        protocol = self.client.protocol
+        send = protocol.send_request_async
+        server = self.client._server
+
+        def guarded(method: str, params: object = None, msg_id: object = None) -> asyncio.Future:
+            if server is not None and server.returncode is not None:
+                raise ServerGone(f"{method}: the server exited with code {server.returncode}")
+            pending = send(method, params, msg_id)
+
+            async def answer() -> object:
+                try:
+                    return await asyncio.wait_for(pending, REQUEST_TIMEOUT)
+                except TimeoutError:
+                    alive = server is None or server.returncode is None
+                    raise TimeoutError(f"{method}: no response in {REQUEST_TIMEOUT} s "
+                                       f"({'the server is alive' if alive else 'the server exited'})") from None
+
+            # Sent now (tests read the request's id right after), awaited later.
+            return asyncio.ensure_future(answer())
+
+        protocol.send_request_async = guarded  # type: ignore[method-assign]
+
     async def request(self, method: str, params: object, timeout: float = 30) -> object:
         return await asyncio.wait_for(self.client.protocol.send_request_async(method, params), timeout)
 
@@ -86,8 +121,12 @@ class Harness:
 
     async def wait_indexed(self, timeout: float = 60) -> None:
         """Until the $/progress end of the initial indexing arrives."""
+        server = self.client._server
+
         async def ended() -> None:
             while "end" not in self.progress_kinds():
+                if server is not None and server.returncode is not None:
+                    raise ServerGone(f"the server exited with code {server.returncode} while indexing")
                 await asyncio.sleep(0.05)
         await asyncio.wait_for(ended(), timeout)
 

@@ -40,7 +40,37 @@ def test_a_question_during_indexing_answers_from_what_is_indexed_and_says_so(tmp
     worker.join(30)
     assert 0 < answer["indexing"]["done"] < answer["indexing"]["total"] == 300
     assert answer["items"]
+    done = answer["indexing"]["done"]
+    expected = f"indexing in progress: {done} of 300 files indexed so far; the answer covers only what is indexed"
+    assert answer["warnings"] == [expected]
     assert "indexing" not in ask(session, ContextRequest("widget"))
+
+
+def test_before_indexing_the_state_is_pending_and_no_answer_calls_the_index_empty(tmp_path):
+    root = write_tree(tmp_path / "ws", {"pkg/mod.py": "def widget():\n    return 1\n"})
+    session = session_for(root)
+    assert status_of(session)["indexing"] == {"done": 0, "total": 0, "running": True, "state": "pending"}
+    answer = ask(session, ContextRequest("widget"))
+    assert answer["indexing"] == {"done": 0, "total": 0}
+    assert not any("index is empty" in warning for warning in answer["warnings"])
+    session.index_roots()
+    assert status_of(session)["indexing"] == {"done": 1, "total": 1, "running": False, "state": "done"}
+    assert "warnings" not in ask(session, ContextRequest("widget"))
+
+
+def test_closing_the_session_stops_indexing_at_its_next_batch(tmp_path):
+    root = write_tree(tmp_path / "ws", {f"pkg/mod_{i:04}.py": f"def gadget_{i}():\n    return {i}\n"
+                                        for i in range(1000)})
+    session = session_for(root)
+    batches = []
+
+    def progress(done: int, total: int) -> None:
+        batches.append(done)
+        if len(batches) == 1:
+            session.close()
+
+    assert session.index_roots(progress=progress) == []
+    assert len(batches) == 1 and batches[0] < 1000
 
 
 def test_open_buffer_wins_over_the_disk_until_closed(ledger_root):

@@ -37,6 +37,7 @@ from rag_lsp.index.parsing.chunk import (
 from rag_lsp.index.parsing.declarations import parse_declarations
 from rag_lsp.index.parsing.nesting import FoundDefinition, resolve
 from rag_lsp.model import Import, ParsedFile, Reference
+from rag_lsp.redaction import redact
 
 # Signatures repeated at the head of split chunks are capped at this many lines.
 MAX_SIGNATURE_LINES = 5
@@ -63,11 +64,14 @@ def parse_file(path: str, text: str, *, language: str | None = None, data: bytes
 
     ``data`` is the raw content as on disk (for the blob id); it defaults to
     ``text`` encoded as UTF-8. ``tree`` lets a caller that parses
-    incrementally pass the tree it already has.
+    incrementally pass the tree it already has (masking secrets keeps every
+    byte offset, so a tree of the unmasked text still fits).
     """
     language = language or languages.language_for_path(path)
     raw = data if data is not None else text.encode("utf-8")
     parsed = ParsedFile(path=path, language=language, blob_id=blob_id(raw))
+    # Secrets are masked before anything is chunked or indexed; lines and byte offsets stay as they were.
+    text = redact(text, path)
     spec = languages.spec(language)
     ctx = ChunkContext(path, language, parsed.blob_id, spec.comment, FileLines(text))
     try:

@@ -4,8 +4,12 @@
 where to look. Only git knows them, so this is the one strategy that leaves
 the index: it runs ``git show`` in the workspace with a timeout, and reports
 why it did not run when the workspace is not a git checkout or git is
-missing. Ids come from untrusted text, so they are checked to be plain hex
-before they reach the command line.
+missing. Ids come from untrusted text, so git is called injection-safe: an
+argument vector (no shell), each id checked once more to be 7-40 hex digits
+right before the call, ``--end-of-options`` before it so that nothing can be
+read as an option, ``--no-ext-diff --no-textconv`` so that the repository's
+configuration runs no program, and the environment's ``GIT_*`` variables left
+out so that nothing outside the workspace picks the repository or its config.
 
 One short id in sixty-odd is all digits, and a message is full of numbers
 that are not ids (line numbers, versions, dates). So hex with a letter and a
@@ -16,6 +20,7 @@ checkout it is just a number. Runs of letters a-f are words ("defaced").
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 
@@ -26,6 +31,7 @@ MAX_COMMITS = 3
 # The longest a single git call may take, within the ranking's remaining time.
 GIT_TIMEOUT_S = 2.0
 _COMMIT = re.compile(r"(?<![\w./-])([0-9a-f]{7,40})(?![\w/-])")
+_ID = re.compile(r"[0-9a-f]{7,40}")
 
 
 def run(ctx: StrategyContext) -> list[Finding]:
@@ -63,10 +69,15 @@ def _changed_files(ctx: StrategyContext, commit: str, timeout: float) -> list[st
     ``^{commit}`` makes git refuse an id that names a blob or a tree, whose
     text ``git show`` would otherwise print as if it were a list of paths.
     """
+    if not _ID.fullmatch(commit):
+        raise ValueError(f"not a commit id: {commit!r}")
     command = ["git", "-c", "core.fsmonitor=false", "-C", str(ctx.index.root), "show", "--relative",
-               "--name-only", "--no-renames", "--format=", f"{commit}^{{commit}}", "--"]
+               "--name-only", "--no-renames", "--no-ext-diff", "--no-textconv", "--format=", "--end-of-options",
+               f"{commit}^{{commit}}", "--"]
+    environment = {name: value for name, value in os.environ.items() if not name.startswith("GIT_")}
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False)
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False,
+                              stdin=subprocess.DEVNULL, env=environment)
     except FileNotFoundError as exc:
         raise Skipped("git is not installed") from exc
     except subprocess.TimeoutExpired:
