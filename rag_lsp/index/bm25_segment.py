@@ -133,10 +133,11 @@ def _build(terms: list[str], term_of: np.ndarray, row_of: np.ndarray, tfs: np.nd
     kept_terms = [term for term, keep in zip(terms, used.tolist()) if keep]
     term_of = renumber[term_of]
     rows = len(doc_ids)
-    by_term = np.lexsort((row_of, term_of))
+    # One sort key per posting (term-major or row-major); a plain argsort of int64 beats lexsort.
+    by_term = np.argsort(term_of * max(rows, 1) + row_of, kind="stable")
     term_ptr = np.zeros(len(kept_terms) + 1, dtype=np.int64)
     np.cumsum(np.bincount(term_of, minlength=len(kept_terms)), out=term_ptr[1:])
-    by_row = np.lexsort((term_of, row_of))
+    by_row = np.argsort(row_of * max(len(kept_terms), 1) + term_of, kind="stable")
     doc_ptr = np.zeros(rows + 1, dtype=np.int64)
     np.cumsum(np.bincount(row_of, minlength=rows), out=doc_ptr[1:])
     arrays = {

@@ -94,18 +94,24 @@ class ModuleMap:
         self._keys: dict[str, tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]] = {}
         self._family: dict[str, str] = {}
         self._directory: dict[str, bool] = {}
+        # The text that gave a file an alias (a Java package line), kept for the snapshot.
+        self._hints: dict[str, str] = {}
         # (anchored module, importer's family) → answer, for the current files.
         self._answers: dict[tuple[tuple[str, ...], str | None], list[str]] = {}
 
     def add(self, path: str, text_hint: str = "") -> None:
         """Register a file; ``text_hint`` is its leading text (read for Java packages)."""
         keys = [module_key(path)]
+        hint = ""
         if path.endswith(".java") and (match := _JAVA_PACKAGE.search(text_hint)):
             keys.append((*match.group(1).split("."), PurePosixPath(path).stem))
+            hint = match.group(0)
         entry = tuple((key, strip_layout(key)) for key in keys)
         if self._keys.get(path) == entry:
             return
         self.remove(path)
+        if hint:
+            self._hints[path] = hint
         self._answers.clear()
         self._keys[path] = entry
         self._family[path] = language_family(path)
@@ -117,6 +123,7 @@ class ModuleMap:
         if path not in self._keys:
             return
         self._answers.clear()
+        self._hints.pop(path, None)
         self._family.pop(path, None)
         self._directory.pop(path, None)
         for key, _ in self._keys.pop(path, ()):
@@ -126,6 +133,10 @@ class ModuleMap:
                 bucket.discard(path)
                 if not bucket:
                     del self._by_last[last]
+
+    def hint(self, path: str) -> str:
+        """The text that gave a file an extra module name (its Java ``package`` line), or ""."""
+        return self._hints.get(path, "")
 
     def resolve(self, module: str, from_path: str | None = None, importer: str | None = None) -> list[str]:
         """Files that a module reference most likely means, best first (ties by path).
