@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Sequence
+from functools import lru_cache
 from pathlib import PurePosixPath
 
 from rag_lsp import languages
@@ -25,11 +26,18 @@ _DIRECTORY_STEMS = frozenset({"__init__", "index", "mod"})
 _RUST_ROOT_STEMS = frozenset({"lib", "main"})
 
 
+def _name_and_suffix(path: str) -> tuple[str, str]:
+    """A relative path's file name and its suffix as ``PurePosixPath`` gives them, without building one."""
+    name = path.rsplit("/", 1)[-1]
+    dot = name.rfind(".")
+    return name, name[dot:] if 0 < dot < len(name) - 1 else ""
+
+
 def is_directory_module(path: str) -> bool:
     """Whether a file stands for its directory (``__init__.py``, ``index.ts``, ``mod.rs``, ``lib.rs``)."""
-    pure = PurePosixPath(path)
-    stem = pure.name.split(".", 1)[0]
-    return stem in _DIRECTORY_STEMS or (pure.suffix == ".rs" and stem in _RUST_ROOT_STEMS)
+    name, suffix = _name_and_suffix(path)
+    stem = name.split(".", 1)[0]
+    return stem in _DIRECTORY_STEMS or (suffix == ".rs" and stem in _RUST_ROOT_STEMS)
 # Leading directories that hold code but are not part of module names.
 LAYOUT_DIRS = (
     ("src", "main", "java"), ("src", "main", "kotlin"), ("src", "main", "scala"),
@@ -46,12 +54,12 @@ def segments(module: str) -> list[str]:
 
 def module_key(path: str) -> tuple[str, ...]:
     """A file's module segments: its path without extension and without a directory-module stem."""
-    pure = PurePosixPath(path)
-    parts = list(pure.parent.parts)
-    if pure.suffix == ".go" and parts:
+    parts = [part for part in path.split("/")[:-1] if part and part != "."]
+    name, suffix = _name_and_suffix(path)
+    if suffix == ".go" and parts:
         # A Go package is its directory: every file in it answers to the import path.
         return tuple(parts)
-    stem = pure.name.split(".", 1)[0] if not pure.name.startswith(".") else pure.name
+    stem = name.split(".", 1)[0] if not name.startswith(".") else name
     if not is_directory_module(path) or not parts:
         parts.append(stem)
     return tuple(parts)
@@ -74,7 +82,13 @@ def python_module(path: str) -> str | None:
 
 def language_family(path: str) -> str:
     """The family of a path's language: files of one family may import each other."""
-    return languages.spec(languages.language_for_path(path)).family
+    return _family_of_name(path.rsplit("/", 1)[-1])
+
+
+@lru_cache(maxsize=1 << 16)
+def _family_of_name(name: str) -> str:
+    # A language is decided by the file name alone, and workspaces repeat names (``__init__.py``, ``models.py``).
+    return languages.spec(languages.language_for_path(name)).family
 
 
 class ModuleMap:
