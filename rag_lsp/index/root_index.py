@@ -33,6 +33,7 @@ from tree_sitter import Tree
 from rag_lsp.index.admission import DEFAULT_ADMISSION, Admission
 from rag_lsp.index.bm25_index import BM25Index
 from rag_lsp.index.cache import CachedFile, IndexCache, cache_path_for, fingerprint
+from rag_lsp.index.parsing.incremental import NodeCache
 from rag_lsp.index.parsing.parse import blob_id, parse_file
 from rag_lsp.index.store import snapshot
 from rag_lsp.index.store.chunk_table import ChunkTable
@@ -291,13 +292,15 @@ class Index:
 
     # One file at a time (the language server's path).
 
-    def set_file(self, path: str, text: str, data: bytes | None = None, tree: Tree | None = None) -> ParsedFile:
+    def set_file(self, path: str, text: str, data: bytes | None = None, tree: Tree | None = None,
+                 reuse: NodeCache | None = None) -> ParsedFile:
         """Index one file's current text (an editor buffer or a changed file), replacing the old.
 
         ``tree`` is a tree-sitter tree of ``text`` that the caller parsed
-        incrementally; without it the file is parsed from scratch.
+        incrementally; without it the file is parsed from scratch. ``reuse``
+        is the buffer's record of what each top-level node yielded last time.
         """
-        parsed = parse_file(path, text, data=data, tree=tree)
+        parsed = parse_file(path, text, data=data, tree=tree, reuse=reuse)
         with self.lock:
             self._install(parsed, None, len(data) if data is not None else len(text.encode("utf-8")), 0)
         return parsed

@@ -272,7 +272,7 @@ class Session:
         if reason:
             root.index.remove_file(rel)
             return reason
-        root.index.set_file(rel, text, tree=tree)
+        root.index.set_file(rel, text, tree=tree, reuse=document.nodes)
         return None
 
     def untrack_document(self, path: Path) -> bool:
