@@ -69,6 +69,9 @@ class NodeCache:
 
     def __init__(self) -> None:
         self.language = ""
+        # The root's type: predicates look at a top-level node's parent, so a new root type (a file that
+        # no longer parses as a program) invalidates every find.
+        self.root_type = ""
         self._by_key: dict[tuple[str, bytes], list[_NodeFound]] = {}
         # How many top-level nodes the last parse reused and queried: for tests and benchmarks.
         self.reused = self.queried = 0
@@ -78,8 +81,8 @@ class NodeCache:
 
     def extract(self, language: str, root: Node, source: bytes, extract: Extract) -> Found:
         """What a full query run over ``root`` would find, querying only the nodes not seen before."""
-        if language != self.language:
-            self.language, self._by_key = language, {}
+        if (language, root.type) != (self.language, self.root_type):
+            self.language, self.root_type, self._by_key = language, root.type, {}
         comments = languages.spec(language).comments
         nodes = root.children
         starts = [node.start_byte for node in nodes]
