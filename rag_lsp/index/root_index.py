@@ -70,6 +70,19 @@ class FileEntry:
     error: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class IndexBudget:
+    """How much one root's index may hold and how long one refresh may take (``seconds`` 0: no limit).
+
+    Files are taken in the walk's path order until the file or byte budget is
+    spent, so the same tree always keeps the same files.
+    """
+
+    files: int = 200_000
+    bytes: int = 2 << 30
+    seconds: float = 0
+
+
 @dataclass(slots=True)
 class IndexStats:
     """Counts that describe the index after a refresh, reported by ``rag-lsp index``."""
@@ -89,6 +102,8 @@ class IndexStats:
     elapsed_ms: float = 0.0
     cache: str | None = None
     warnings: list[str] = field(default_factory=list)
+    # Which budget left files out of the index ("files", "bytes", "seconds"), or None.
+    truncated: str | None = None
 
 
 def chunk_terms(chunk: Chunk) -> list[str]:
@@ -106,8 +121,9 @@ class Index:
     """All indexed knowledge about one workspace root."""
 
     def __init__(self, root: Path | str, *, cache_root: Path | None = None, use_cache: bool = True,
-                 admission: Admission = DEFAULT_ADMISSION) -> None:
+                 admission: Admission = DEFAULT_ADMISSION, budget: IndexBudget = IndexBudget()) -> None:
         self.root = Path(root).resolve()
+        self.budget = budget
         # What may be indexed: the walk, the disk events and the editor's buffers all ask it.
         self.admission = admission
         self.chunks = ChunkTable()
@@ -151,11 +167,17 @@ class Index:
         stats = IndexStats(root=str(self.root), cache=self.stats.cache)
         from_snapshot = self._load_snapshot() if not self.files else set()
         cached = _Stamps(self.cache)
-        candidates = list(walk([self.root], walk_stats, self.admission))
+        candidates, stats.truncated = self._within_budget(list(walk([self.root], walk_stats, self.admission)))
+        deadline = started + self.budget.seconds if self.budget.seconds else None
         seen: set[str] = set()
         to_parse: list[_Work] = []
         done = 0
         for start in range(0, len(candidates), REFRESH_BATCH):
+            if deadline is not None and time.perf_counter() > deadline:
+                stats.truncated = "seconds"
+                # Files not reached keep what was indexed before.
+                seen.update(walked.path for walked in candidates[start:])
+                break
             with self._bulk_install():
                 for walked in candidates[start : start + REFRESH_BATCH]:
                     outcome, pending = self._refresh_one(walked, cached, walk_stats, skip)
@@ -169,7 +191,9 @@ class Index:
             self._rebase_if_large()
             if progress:
                 progress(done, len(candidates))
-        stats.parsed = self._parse_all(to_parse, done, len(candidates), progress)
+        stats.parsed = self._parse_all(to_parse, done, len(candidates), progress, deadline)
+        if stats.parsed < len(to_parse):
+            stats.truncated = "seconds"
         with self.lock:
             stale = sorted(path for path in set(self.files) - seen if not (skip and skip(path)))
             for path in stale:
@@ -183,7 +207,24 @@ class Index:
         stats.skip_examples = walk_stats.examples
         stats.elapsed_ms = (time.perf_counter() - started) * 1000
         self.stats = self._count(stats)
+        if stats.truncated:
+            self.stats.warnings.append(f"the index is truncated: its {stats.truncated} budget is spent "
+                                       f"(maxIndexFiles {self.budget.files}, maxIndexBytes {self.budget.bytes}, "
+                                       f"maxIndexSeconds {self.budget.seconds:g})")
         return self.stats
+
+    def _within_budget(self, candidates: list[WalkedFile]) -> tuple[list[WalkedFile], str | None]:
+        """The walk's first files that fit the file and byte budgets, and which budget cut the rest."""
+        if len(candidates) > self.budget.files:
+            candidates, cut = candidates[: self.budget.files], "files"
+        else:
+            cut = None
+        total = 0
+        for position, walked in enumerate(candidates):
+            total += walked.size
+            if total > self.budget.bytes:
+                return candidates[:position], "bytes"
+        return candidates, cut
 
     def _refresh_one(self, walked: WalkedFile, cached: _Stamps, walk_stats: WalkStats,
                      skip: Callable[[str], bool] | None) -> tuple[str, _Work | None]:
@@ -211,9 +252,10 @@ class Index:
             return "reused", None
         return "parse", (walked.path, loaded.text, loaded.data, walked.size, walked.mtime_ns)
 
-    def _parse_all(self, work: list[_Work], done: int, total: int,
-                   progress: Progress | None) -> int:
-        """Parse changed files (in worker processes when there are many) and install them in batches."""
+    def _parse_all(self, work: list[_Work], done: int, total: int, progress: Progress | None,
+                   deadline: float | None = None) -> int:
+        """Parse changed files (in worker processes when there are many) and install them in batches, until
+        the deadline; returns how many were installed."""
         if not work:
             return 0
         args = ([w[0] for w in work], [w[1] for w in work], [w[2] for w in work])
@@ -226,16 +268,22 @@ class Index:
         try:
             results = pool.map(analyse, *args, chunksize=16) if pool else map(analyse, *args)
             batch: list[CachedFile] = []
+            installed = 0
             for (path, _, _, size, mtime), (parsed, tokens) in zip(work, results):
                 batch.append(CachedFile(parsed, tokens, size, mtime))
                 if len(batch) >= REFRESH_BATCH:
                     done = self._install_batch(batch, done, total, progress)
+                    installed += len(batch)
                     batch = []
-            self._install_batch(batch, done, total, progress)
+                    if deadline is not None and time.perf_counter() > deadline:
+                        break
+            else:
+                self._install_batch(batch, done, total, progress)
+                installed += len(batch)
         finally:
             if pool:
                 pool.shutdown(cancel_futures=True)
-        return len(work)
+        return installed
 
     @contextmanager
     def _bulk_install(self) -> Iterator[None]:
