@@ -1,17 +1,29 @@
-"""Cold and warm indexing of a real mid-size repository, with an I/O baseline in the same run.
+"""Cold and warm indexing of a real repository, each beside its floors and a baseline build, in one run.
 
-The repository is a pinned release sdist anyone can fetch the same way:
+The repository is a pinned release sdist anyone can fetch the same way (kept outside the repository):
 
-    .venv/bin/pip download --no-deps --no-binary :all: django==5.1.4 -d /tmp/rag-bench
-    tar xzf /tmp/rag-bench/Django-5.1.4.tar.gz -C /tmp/rag-bench
-    .venv/bin/python bench/index_bench.py /tmp/rag-bench/Django-5.1.4
+    .venv/bin/pip download --no-deps --no-binary :all: django==5.1.4 -d /work/benchtrees/perf
+    tar xzf /work/benchtrees/perf/Django-5.1.4.tar.gz -C /work/benchtrees/perf
+    .venv/bin/python bench/index_bench.py /work/benchtrees/perf/Django-5.1.4 \\
+        --code base=/work/benchtrees/perf/base --code new=. --repeats 3
 
-Each measurement runs in a fresh process so peak RSS is that of the run alone:
-- baseline: walk the tree and read every candidate file (the I/O floor);
-- cold: index with an empty cache directory;
-- warm: index again from that cache (nothing changed);
-- touch: one file changed, the rest from the cache.
-Then query latency (median, p95) of ``retrieve`` on the warm index.
+``--code LABEL=DIR`` runs the measurements with the ``rag_lsp`` package of DIR
+(a checkout, e.g. ``git archive main | tar -x -C DIR``), so the code before a
+change and after it are measured in the same run, interleaved repeat by
+repeat, on this shared and noisy machine. Each measurement runs in a fresh
+process with its own empty or filled cache directory:
+
+- floor-read: walk the tree and read every candidate file (the I/O floor of a cold index);
+- floor-stat: walk the tree and stat every candidate (the floor of a warm start);
+- cold: index with an empty cache, then answer one question;
+- warm: start again from that cache (nothing changed) and answer one question; the headline number is
+  process start to first answer, measured by the parent from before it starts the process;
+- touch: one file changed, the rest from the cache, then one question;
+- queries: on the warm index, 8 questions × 5 after the first answer.
+
+Seconds are wall-clock; CPU is the process's own plus its workers' (user + system). Peak RSS is sampled
+every 10 ms as the sum over the process and every descendant (its parse workers), and reported beside the
+kernel's peak of the main process alone.
 """
 
 from __future__ import annotations
@@ -21,6 +33,7 @@ import json
 import os
 import platform
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -29,24 +42,33 @@ from pathlib import Path
 
 from common import DJANGO_QUESTIONS, median_p95
 
+MODES = ("floor-read", "floor-stat", "cold", "warm", "touch")
+
 
 def child(mode: str, root: str, cache: str) -> dict:
     """One measurement, run inside a fresh interpreter."""
     started = time.perf_counter()
-    if mode == "baseline":
+    if mode.startswith("floor"):
         from rag_lsp.index.walk import WalkStats, load, walk
 
         stats = WalkStats()
-        count = sum(1 for f in walk([root], stats) if load(f, stats=stats).text is not None)
-        result = {"files": count}
+        if mode == "floor-read":
+            count = sum(1 for f in walk([root], stats) if load(f, stats=stats).text is not None)
+        else:
+            count = sum(1 for f in walk([root], stats) if os.stat(Path(root) / f.path).st_size >= 0)
+        result: dict = {"files": count}
     else:
         from rag_lsp.index.root_index import Index
         from rag_lsp.retrieval.answer import ContextRequest
         from rag_lsp.retrieval.retrieve import retrieve
 
+        imported = time.perf_counter()
         index = Index(root, cache_root=Path(cache))
         stats = index.refresh()
-        result = {"files": stats.files, "chunks": stats.chunks, "parsed": stats.parsed, "reused": stats.reused}
+        indexed = time.perf_counter()
+        retrieve(index, ContextRequest(DJANGO_QUESTIONS[0]))
+        result = {"files": stats.files, "chunks": stats.chunks, "parsed": stats.parsed, "reused": stats.reused,
+                  "answered_at": time.time(), "index_s": indexed - imported, "first_s": time.perf_counter() - indexed}
         if mode == "warm":
             latencies = []
             for _ in range(5):
@@ -56,51 +78,126 @@ def child(mode: str, root: str, cache: str) -> dict:
                     latencies.append((time.perf_counter() - began) * 1000)
             result["query_ms"] = latencies
     result["seconds"] = time.perf_counter() - started
-    result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    result["peak_rss_children_mb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    result["cpu_s"] = own.ru_utime + own.ru_stime
+    result["peak_rss_main_mb"] = own.ru_maxrss / 1024
     return result
 
 
-def measure(mode: str, root: Path, cache: Path) -> dict:
-    out = subprocess.run([sys.executable, __file__, "--child", mode, str(root), str(cache)],
-                         capture_output=True, text=True, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+TICK = os.sysconf("SC_CLK_TCK")
 
+
+def sample_tree(pid: int, cpu: dict[int, float]) -> float:
+    """Resident memory of a process and all its descendants in MB; records each one's CPU seconds in ``cpu``.
+
+    Parse workers are children of a fork server, not of the measured process,
+    so neither ``RUSAGE_CHILDREN`` nor the kernel's peak RSS sees them.
+    """
+    total, pending = 0, [pid]
+    while pending:
+        current = pending.pop()
+        try:
+            status = Path(f"/proc/{current}/status").read_text()
+            total += int(status.split("VmRSS:")[1].split()[0]) if "VmRSS:" in status else 0
+            fields = Path(f"/proc/{current}/stat").read_text().rsplit(")", 1)[1].split()
+            cpu[current] = max(cpu.get(current, 0.0), (int(fields[11]) + int(fields[12])) / TICK)
+            for task in Path(f"/proc/{current}/task").iterdir():
+                pending.extend(int(c) for c in (task / "children").read_text().split())
+        except (OSError, ValueError, IndexError):
+            continue
+    return total / 1024
+
+
+def measure(mode: str, root: Path, cache: Path, code: Path) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(code))
+    began = time.time()
+    process = subprocess.Popen([sys.executable, __file__, "--child", mode, str(root), str(cache)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    peak = 0.0
+    cpu: dict[int, float] = {}
+    while process.poll() is None:
+        peak = max(peak, sample_tree(process.pid, cpu))
+        time.sleep(0.01)
+    out, err = process.communicate()
+    if process.returncode:
+        raise RuntimeError(f"{mode} failed:\n{err}")
+    result = json.loads(out.strip().splitlines()[-1])
+    result["peak_rss_tree_mb"] = max(peak, result["peak_rss_main_mb"])
+    # The main process's own figure is exact; its descendants' are the last samples.
+    result["cpu_s"] = result["cpu_s"] + sum(value for key, value in cpu.items() if key != process.pid)
+    if "answered_at" in result:
+        result["start_to_answer_s"] = result["answered_at"] - began
+        # Starting the interpreter and importing: what the process did before it began indexing.
+        result["import_s"] = result["start_to_answer_s"] - result["index_s"] - result["first_s"]
+    return result
+
+
+def run_once(root: Path, code: Path) -> dict[str, dict]:
+    with tempfile.TemporaryDirectory() as cache:
+        cache_path = Path(cache)
+        rows = {mode: measure(mode, root, cache_path, code) for mode in MODES[:4]}
+        victim = next(p for p in sorted(root.rglob("*.py")) if p.stat().st_size > 2000 and ".git" not in p.parts)
+        original, stamp = victim.read_bytes(), victim.stat()
+        try:
+            victim.write_bytes(original + b"\n# touched by the benchmark\n")
+            rows["touch"] = measure("touch", root, cache_path, code)
+        finally:
+            victim.write_bytes(original)
+            os.utime(victim, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
+    return rows
+
+
+def spread(values: list[float], digits: int = 2) -> str:
+    """Median and range of repeated measurements."""
+    if len(values) == 1:
+        return f"{values[0]:.{digits}f}"
+    return f"{statistics.median(values):.{digits}f} ({min(values):.{digits}f}–{max(values):.{digits}f})"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("root", type=Path, nargs="?")
+    parser.add_argument("--code", action="append", default=[], metavar="LABEL=DIR",
+                        help="a checkout whose rag_lsp to measure (repeatable); default: this one")
+    parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--json", type=Path, help="also write every measurement here")
     parser.add_argument("--child", nargs=3, metavar=("MODE", "ROOT", "CACHE"), help=argparse.SUPPRESS)
     args, _ = parser.parse_known_args()
     if args.child:
         print(json.dumps(child(*args.child)))
         return
-    with tempfile.TemporaryDirectory() as cache:
-        cache_path = Path(cache)
-        rows = {"baseline": measure("baseline", args.root, cache_path)}
-        rows["cold"] = measure("cold", args.root, cache_path)
-        rows["warm"] = measure("warm", args.root, cache_path)
-        victim = next(p for p in sorted(args.root.rglob("*.py")) if p.stat().st_size > 2000)
-        original = victim.read_bytes()
-        try:
-            victim.write_bytes(original + b"\n# touched by the benchmark\n")
-            rows["touch"] = measure("touch", args.root, cache_path)
-        finally:
-            victim.write_bytes(original)
+    codes = dict(item.split("=", 1) for item in args.code) or {"this": str(Path(__file__).resolve().parents[1])}
+    runs: dict[str, list[dict[str, dict]]] = {label: [] for label in codes}
+    loads = []
+    for _ in range(args.repeats):
+        for label, code in codes.items():
+            loads.append(os.getloadavg()[0])
+            runs[label].append(run_once(args.root, Path(code).resolve()))
+    if args.json:
+        args.json.write_text(json.dumps(runs, indent=1))
     cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
                 if line.startswith("model name")), platform.processor())
     print(f"machine: {cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-          f"{time.strftime('%Y-%m-%d')}; root: {args.root}")
-    print("| run | files | chunks | parsed | from cache | seconds | files/s | peak RSS MB (main / workers) |")
-    print("|---|---|---|---|---|---|---|---|")
-    for mode, row in rows.items():
-        print(f"| {mode} | {row['files']} | {row.get('chunks', '')} | {row.get('parsed', '')} | "
-              f"{row.get('reused', '')} | {row['seconds']:.2f} | {row['files'] / row['seconds']:.0f} | "
-              f"{row['peak_rss_mb']:.0f} / {row['peak_rss_children_mb']:.0f} |")
-    latencies = rows["warm"]["query_ms"]
-    print(f"\nquery latency on the warm index ({len(latencies)} queries, indexing excluded), "
-          f"median / p95 ms: {median_p95(latencies)}")
+          f"{time.strftime('%Y-%m-%d %H:%M %Z')}; root: {args.root}; {args.repeats} repeat(s), "
+          f"load average {min(loads):.1f}–{max(loads):.1f}; median (min–max)")
+    print("| code | run | files | chunks | parsed | from cache | seconds | CPU s | start to first answer s "
+          "| peak RSS MB, with workers / main |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for label, repeats in runs.items():
+        for mode in MODES:
+            rows = [repeat[mode] for repeat in repeats]
+            first = rows[0]
+            answer = spread([r["start_to_answer_s"] for r in rows]) if "start_to_answer_s" in first else ""
+            print(f"| {label} | {mode} | {first['files']} | {first.get('chunks', '')} | {first.get('parsed', '')} | "
+                  f"{first.get('reused', '')} | {spread([r['seconds'] for r in rows])} | "
+                  f"{spread([r['cpu_s'] for r in rows])} | {answer} | "
+                  f"{spread([r['peak_rss_tree_mb'] for r in rows], 0)} / {spread([r['peak_rss_main_mb'] for r in rows], 0)} |")
+    print("\nwarm start phases (s): import / index / first answer; queries after the first on the warm index (ms)")
+    for label, repeats in runs.items():
+        warm = [repeat["warm"] for repeat in repeats]
+        phases = " / ".join(spread([w[key] for w in warm]) for key in ("import_s", "index_s", "first_s"))
+        latencies = [value for w in warm for value in w["query_ms"]]
+        print(f"- {label}: {phases}; {len(latencies)} queries, median / p95 {median_p95(latencies)}")
 
 
 if __name__ == "__main__":

@@ -1,26 +1,34 @@
-"""Language-server latency: one-line edits in a 5,000-line file, and ragLsp/context on a large workspace.
+"""Language-server latency: one-line edits in a 5,000-line file, questions right after an edit, and
+ragLsp/context on a large workspace, each beside a baseline measured in the same run.
 
-    .venv/bin/python bench/server_bench.py /tmp/rag-bench/Django-5.1.4
+    .venv/bin/python bench/server_bench.py /work/benchtrees/perf/Django-5.1.4 \\
+        --code base=/work/benchtrees/perf/base --code new=.
 
-(see bench/index_bench.py for getting that tree). Three measurements, each
-beside a baseline taken in the same run:
+(see bench/index_bench.py for getting that tree and for ``--code``: every
+measurement runs in a child process with that checkout's ``rag_lsp``, the
+checkouts interleaved).
 
-1. An edit of one line in a generated 5,000-line Python file until the index
-   reflects it, through ``Session.change_document`` (what the server's
-   didChange handler runs, minus JSON-RPC decoding): incremental tree-sitter
-   re-parse and re-indexing only the changed chunk. Baseline: the same edit
-   indexed from scratch (full parse, every chunk re-indexed).
-2. ``ragLsp/context`` through a real ``rag-lsp serve`` process over stdio on the
-   given workspace after its initial indexing, from a real LSP client.
-   Baseline: the same questions asked of ``Session.context`` in-process.
-3. The server's resident memory (VmRSS) after indexing that workspace.
+1. edit: a one-line edit at a random line of a generated 5,000-line Python
+   file until the index reflects it, through ``Session.change_document`` (what
+   the server's didChange handler runs, minus JSON-RPC decoding). Baseline: the
+   same text indexed from scratch (full parse, every chunk re-indexed).
+2. edit-then-ask: through a real ``rag-lsp serve`` over stdio, ``didChange``
+   inserting a comment with a fresh word, then at once ``ragLsp/context`` for
+   that word; the time from sending the change to the answer, and whether the
+   answer's first place holds the new line.
+3. context: ``ragLsp/context`` through a real ``rag-lsp serve`` on the given
+   workspace after its initial indexing, from a real LSP client; baseline: the
+   same questions asked in-process. Then the server's resident memory.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
+import os
 import random
+import subprocess
 import sys
 import tempfile
 import time
@@ -29,16 +37,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "e2e"))
 
 from common import DJANGO_QUESTIONS, median_p95
-from lsp_harness import Harness
 
-from rag_lsp.features.context import answer_context
-from rag_lsp.retrieval.answer import ContextRequest
-from rag_lsp.workspace.documents import TextEdit
-from rag_lsp.workspace.session import Session
+ROUNDS = 200
 
 
 def generated_module(functions: int = 1000) -> str:
-    """About 5,000 lines of Python: classes and functions with docstrings and bodies."""
+    """About 5,000 lines of Python: functions with docstrings and bodies."""
     parts = []
     for i in range(functions):
         parts.append(f'def handler_{i}(request, value):\n    """Handle case {i}."""\n'
@@ -46,7 +50,10 @@ def generated_module(functions: int = 1000) -> str:
     return "\n".join(parts)
 
 
-def edit_latency(tmp: Path, rounds: int = 200) -> tuple[list[float], list[float], int]:
+def edit_latency(tmp: Path, rounds: int = ROUNDS) -> dict:
+    from rag_lsp.workspace.documents import TextEdit
+    from rag_lsp.workspace.session import Session
+
     root = tmp / "edit"
     root.mkdir()
     path = root / "big.py"
@@ -69,13 +76,48 @@ def edit_latency(tmp: Path, rounds: int = 200) -> tuple[list[float], list[float]
         began = time.perf_counter()
         index.set_file("big.py", current)
         full.append((time.perf_counter() - began) * 1000)
-    return incremental, full, session.documents[path].text.count("\n")
+    return {"incremental": incremental, "full": full, "lines": session.documents[path].text.count("\n")}
+
+
+async def edit_then_ask(tmp: Path, rounds: int = 100) -> dict:
+    from lsp_harness import Harness
+    from lsprotocol import types
+
+    root = tmp / "ask"
+    root.mkdir()
+    path = root / "big.py"
+    text = generated_module()
+    path.write_text(text)
+    harness = Harness(tmp / "ask-cache", tmp / "ask.log")
+    await harness.start([root])
+    await harness.wait_indexed(timeout=600)
+    uri = harness.open(path, text)
+    await harness.request("ragLsp/context", {"query": "handler request value"}, timeout=60)
+    rng = random.Random(11)
+    latencies, seen = [], 0
+    for version in range(2, rounds + 2):
+        line = rng.randrange(0, text.count("\n"))
+        word = f"keystroke{version}marker"
+        began = time.perf_counter()
+        harness.change(uri, version, [types.TextDocumentContentChangePartial(
+            range=types.Range(types.Position(line, 0), types.Position(line, 0)), text=f"# {word}\n")])
+        answer = await harness.request("ragLsp/context", {"query": word, "topK": 1}, timeout=60)
+        latencies.append((time.perf_counter() - began) * 1000)
+        items = getattr(answer, "items", None) or []
+        seen += bool(items) and word in getattr(items[0], "content", "")
+    await harness.stop()
+    return {"latencies": latencies, "seen": seen, "rounds": rounds}
 
 
 def in_process_context(root: Path, repeats: int) -> list[float]:
+    from rag_lsp.features.context import answer_context
+    from rag_lsp.retrieval.answer import ContextRequest
+    from rag_lsp.workspace.session import Session
+
     session = Session(use_cache=True, cache_root=Path(tempfile.mkdtemp()))
     session.add_root(root)
     session.index_roots()
+    answer_context(session, ContextRequest(DJANGO_QUESTIONS[0]))
     latencies = []
     for _ in range(repeats):
         for query in DJANGO_QUESTIONS:
@@ -85,12 +127,15 @@ def in_process_context(root: Path, repeats: int) -> list[float]:
     return latencies
 
 
-async def served_context(root: Path, tmp: Path, repeats: int) -> tuple[list[float], float, float, int]:
+async def served_context(root: Path, tmp: Path, repeats: int) -> dict:
+    from lsp_harness import Harness
+
     harness = Harness(tmp / "cache", tmp / "server.log")
     began = time.perf_counter()
     await harness.start([root])
-    await harness.wait_indexed(timeout=600)
+    await harness.wait_indexed(timeout=1800)
     indexing = time.perf_counter() - began
+    await harness.request("ragLsp/context", {"query": DJANGO_QUESTIONS[0]}, timeout=120)
     latencies = []
     for _ in range(repeats):
         for query in DJANGO_QUESTIONS:
@@ -102,27 +147,69 @@ async def served_context(root: Path, tmp: Path, repeats: int) -> tuple[list[floa
     rss = next(int(line.split()[1]) for line in Path(f"/proc/{pid}/status").read_text().splitlines()
                if line.startswith("VmRSS")) / 1024
     await harness.stop()
-    return latencies, indexing, rss, status.files
+    return {"latencies": latencies, "indexing_s": indexing, "rss_mb": rss, "files": status.files}
+
+
+def child(mode: str, root: str, repeats: int) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        if mode == "edit":
+            return edit_latency(Path(tmp))
+        if mode == "ask":
+            return asyncio.run(edit_then_ask(Path(tmp)))
+        if mode == "served":
+            return asyncio.run(served_context(Path(root), Path(tmp), repeats))
+        return {"latencies": in_process_context(Path(root), repeats)}
+
+
+def measure(mode: str, root: Path, repeats: int, code: Path) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(code))
+    out = subprocess.run([sys.executable, __file__, "--child", mode, str(root), str(repeats)], env=env,
+                         capture_output=True, text=True, check=False)
+    if out.returncode:
+        raise RuntimeError(f"{mode} failed:\n{out.stderr[-3000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("root", type=Path, help="a workspace of over 2,000 files")
+    parser.add_argument("root", type=Path, nargs="?", help="a workspace of over 1,000 files")
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--code", action="append", default=[], metavar="LABEL=DIR")
+    parser.add_argument("--modes", default="edit,ask,served,local")
+    parser.add_argument("--json", type=Path)
+    parser.add_argument("--child", nargs=3, metavar=("MODE", "ROOT", "REPEATS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        incremental, full, lines = edit_latency(Path(tmp))
-        print(f"one-line edit in a {lines}-line file, until indexed ({len(incremental)} edits), median / p95 ms:")
-        print("| path | median / p95 ms |\n|---|---|")
-        print(f"| incremental (Session.change_document) | {median_p95(incremental)} |")
-        print(f"| baseline: full parse and re-index | {median_p95(full)} |")
-        served, indexing, rss, files = asyncio.run(served_context(args.root, Path(tmp), args.repeats))
-        local = in_process_context(args.root, args.repeats)
-        print(f"\nragLsp/context on {files} files ({len(served)} questions), median / p95 ms:")
-        print("| path | median / p95 ms |\n|---|---|")
-        print(f"| rag-lsp serve over stdio (JSON-RPC round trip) | {median_p95(served)} |")
-        print(f"| baseline: Session.context in-process | {median_p95(local)} |")
-        print(f"\nserver: initial indexing (cold cache) {indexing:.1f} s; resident memory after indexing {rss:.0f} MB")
+    if args.child:
+        print(json.dumps(child(args.child[0], args.child[1], int(args.child[2]))))
+        return
+    codes = dict(item.split("=", 1) for item in args.code) or {"this": str(Path(__file__).resolve().parents[1])}
+    modes = args.modes.split(",")
+    results: dict[str, dict[str, dict]] = {label: {} for label in codes}
+    loads = []
+    for mode in modes:
+        for label, code in codes.items():
+            loads.append(os.getloadavg()[0])
+            results[label][mode] = measure(mode, args.root, args.repeats, Path(code).resolve())
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1))
+    print(f"{time.strftime('%Y-%m-%d %H:%M %Z')}, load average {min(loads):.1f}–{max(loads):.1f}; "
+          "median / p95 ms")
+    print("| code | one-line edit until indexed | baseline: full re-parse and re-index | edit then question "
+          "(served), answer shows the edit | ragLsp/context served | baseline: in-process | server RSS MB |")
+    print("|---|---|---|---|---|---|---|")
+    for label, found in results.items():
+        cells = [label]
+        edit, ask = found.get("edit"), found.get("ask")
+        served, local = found.get("served"), found.get("local")
+        cells += [median_p95(edit["incremental"]), median_p95(edit["full"])] if edit else ["", ""]
+        cells.append(f"{median_p95(ask['latencies'])}, {ask['seen']}/{ask['rounds']}" if ask else "")
+        cells.append(median_p95(served["latencies"]) if served else "")
+        cells.append(median_p95(local["latencies"]) if local else "")
+        cells.append(f"{served['rss_mb']:.0f}" if served else "")
+        print("| " + " | ".join(cells) + " |")
+    for label, found in results.items():
+        if "served" in found:
+            print(f"- {label}: {found['served']['files']} files, initial indexing {found['served']['indexing_s']:.1f} s")
 
 
 if __name__ == "__main__":

@@ -151,14 +151,19 @@ def ts_query(language: str, kind: str) -> Query | None:
     return Query(lang, source)
 
 
-def query_matches(query: Query, node: Node) -> list[tuple[int, dict[str, list[Node]]]]:
-    """``QueryCursor.matches`` with rag_lsp's query predicates evaluated.
+def query_matches(query: Query, node: Node, byte_range: tuple[int, int] | None = None
+                  ) -> list[tuple[int, dict[str, list[Node]]]]:
+    """``QueryCursor.matches`` with rag_lsp's query predicates evaluated (only matches overlapping
+    ``byte_range`` when one is given).
 
     tree-sitter evaluates ``#eq?``, ``#match?``, ``#any-of?`` and their
     negations itself and hands every other predicate to a callback; without
     one it ignores them, so every cursor over our queries goes through here.
     """
-    return QueryCursor(query).matches(node, _query_predicate)
+    cursor = QueryCursor(query)
+    if byte_range is not None:
+        cursor.set_byte_range(*byte_range)
+    return cursor.matches(node, _query_predicate)
 
 
 def _kind_eq(nodes: list[Node], types: frozenset[str]) -> bool:

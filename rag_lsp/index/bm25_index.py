@@ -1,190 +1,68 @@
-"""An incremental BM25 index that scores exactly like ``rank_bm25.BM25Okapi``.
+"""An incremental BM25 index that scores exactly like ``rank_bm25.BM25Okapi``, loaded in bulk.
 
 ``BM25Okapi`` is the reference the rest of the project was tuned against, but
 it is built once from a whole corpus and scores a query by visiting every
 document. A language server edits a handful of chunks at a time and answers
-queries in between, so this index keeps the same statistics up to date as
-documents come and go, and scores a query by visiting only the documents that
-contain a query term.
+queries in between, and a warm start must not rebuild what it saved, so this
+index has two parts:
 
-The scores equal ``BM25Okapi(corpus, k1=k1, b=b, epsilon=epsilon).get_scores(query)``
-where ``corpus`` is the documents currently in the index, in any order:
+* a frozen segment (``bm25_segment.py``): flat arrays, saved and loaded (or
+  memory-mapped) in bulk by the snapshot, where a removal only clears a flag;
+* a mutable part (``bm25_mutable.py``) holding every document added since,
+  until ``compact`` folds both into a new segment.
+
+The statistics span both: ``N`` and the total length are sums, a term's
+document frequency is its live count in the segment plus its count in the
+mutable part. The scores equal ``BM25Okapi(corpus, k1=k1, b=b,
+epsilon=epsilon).get_scores(query)`` where ``corpus`` is the documents
+currently in the index, in any order:
 
 * ``idf(t) = log(N - df + 0.5) - log(df + 0.5)``;
 * a negative idf is replaced by ``epsilon * average_idf``, the average being
   taken over the idf of every term in the vocabulary, negative ones included.
   That floor is itself negative when the average is (tiny corpora where most
   terms are in most documents), so scores can be negative; this index keeps
-  that behaviour rather than inventing a different floor;
+  that behaviour rather than inventing a different floor. Terms with the
+  same document frequency have the same idf, so the average is a sum over a
+  histogram of frequencies, computed only when a query term needs the floor;
 * ``avgdl`` is the total number of tokens divided by the number of documents;
 * a query term counts once per occurrence in the query, and a term that is in
   no document adds nothing.
 
 Where ``BM25Okapi`` raises, on an empty corpus or a corpus of empty documents,
-this index simply has nothing to score.
-
-Layout, chosen so that a query costs numpy work over its terms' postings and an
-edit costs Python work over the edited document's terms only:
-
-* documents live in dense integer *slots* (freed slots are reused), so their
-  lengths and ids are flat arrays that numpy can gather from;
-* each term has append-only postings stored in an ``array.array``, which is
-  cheap to append to and which numpy reads without a copy. Removing a document
-  turns its postings into tombstones, found directly because each document
-  remembers where its postings are; a tombstone points at a reserved slot
-  that no document uses, so queries need no filtering, and a term's postings
-  are compacted once tombstones outnumber live entries, which keeps both the
-  wasted scan and the compaction cost amortised per removal;
-* the average idf needs the document frequency of every term, and all of them
-  change whenever the number of documents does, so the index keeps a
-  histogram "document frequency -> number of terms": the sum over a few
-  thousand distinct frequencies replaces a sum over the whole vocabulary, and
-  it is only computed when a query term actually needs the floor.
-
-Building an index with ``add`` costs Python work per posting. ``add_many``
-builds the same state in bulk: one dictionary lookup per token numbers the
-terms, then numpy sorts a batch's tokens by (term, document, offset), which
-gives each posting's term frequency and first occurrence at once, and each
-term's postings are extended once per batch.
-
-The index is not thread-safe: callers serialise edits and queries.
+this index simply has nothing to score. It is not thread-safe: callers
+serialise edits and queries.
 """
 
 from __future__ import annotations
 
-import gc
-import io
 import math
-from array import array
-from collections import Counter, defaultdict, deque
 from collections.abc import Iterable, Sequence
-from itertools import chain, count, repeat
-from operator import attrgetter
 
 import numpy as np
 
-# Typecodes of the arrays that numpy reads in place, and the matching dtypes.
-# Slots are 64-bit and frequencies are floats although smaller types would
-# do: numpy indexes with 64-bit integers and computes in float64, and
-# converting on every query costs more than the memory saved.
-_INT32 = "i"
-_INT64 = "q"
-_FLOAT64 = "d"
-_INT64_DTYPE = np.longlong
-
-# The slot that tombstones point at. No document ever occupies it, so whatever
-# a query adds there is discarded.
-_GRAVEYARD = 0
-
-# How many changes of document frequency may wait before they are folded into
-# the histogram: enough to make folding rare, few enough to bound the memory.
-_DF_LOG_LIMIT = 1 << 16
-
-# add_many does its numpy work on batches of whole documents holding about
-# this many tokens, which bounds its working memory (some 20 bytes per token
-# of a batch) whatever the size of the call. Each batch also costs a few
-# C-level calls per distinct term it contains, so much smaller batches are
-# slower.
-_BATCH_TOKENS = 1 << 22
-
-# add_many sorts a batch's tokens by keys packing term, document and offset
-# in a non-negative int64; a batch whose numbers need more bits is split.
-_KEY_BITS = 63
-
-# Helpers for add_many's loops over terms and documents, which it runs as
-# chains of map so that the loops run in C.
-_SLOTS = attrgetter("slots")
-_TFS = attrgetter("tfs")
-_BACKS = attrgetter("backs")
-_drain = deque(maxlen=0).extend
-
-
-class _Postings:
-    """The postings of one term, in the order documents were added.
-
-    Posting ``j`` is the document in slot ``slots[j]``, which contains the
-    term ``tfs[j]`` times; ``backs[j]`` is the index of the term in that
-    document's own term list, which is what lets compaction tell each
-    surviving document where its posting moved to.
-    """
-
-    __slots__ = ("backs", "dead", "slots", "tfs")
-
-    def __init__(self) -> None:
-        self.slots = array(_INT64)
-        self.tfs = array(_FLOAT64)
-        self.backs = array(_INT32)
-        self.dead = 0
-
-    def df(self) -> int:
-        """Return the number of documents that contain the term."""
-        return len(self.slots) - self.dead
-
-
-class _BulkTerms:
-    """The terms one ``add_many`` call numbered, and their postings, by number."""
-
-    __slots__ = ("dead", "postings_len", "postings_len_before", "postings_of", "term_bits", "term_objects")
-
-    def __init__(self, vocabulary: dict[str, _Postings], terms: list) -> None:
-        """Look the terms up, adding the missing ones to ``vocabulary`` in order, as ``add`` would."""
-        postings_of = list(map(vocabulary.get, terms))
-        # Current postings lengths (tombstones included), and the tombstones,
-        # which adding documents leaves alone.
-        postings_len = np.zeros(len(terms), dtype=np.int64)
-        dead = np.zeros(len(terms), dtype=np.int64)
-        for term_id, postings in enumerate(postings_of):
-            if postings is None:
-                postings_of[term_id] = vocabulary[terms[term_id]] = _Postings()
-            else:
-                postings_len[term_id] = len(postings.slots)
-                dead[term_id] = postings.dead
-        self.postings_of = postings_of
-        self.term_objects = np.fromiter(terms, dtype=object, count=len(terms))
-        self.term_bits = max(0, len(terms) - 1).bit_length()
-        self.postings_len = postings_len
-        self.postings_len_before = postings_len.copy()
-        self.dead = dead
+from rag_lsp.index.bm25_mutable import MutableBM25
+from rag_lsp.index.bm25_segment import FrozenSegment
 
 
 class BM25Index:
-    """A mutable BM25 index over integer document ids."""
+    """A mutable BM25 index over integer document ids: a frozen segment plus the documents added since."""
 
-    def __init__(self, k1: float = 1.5, b: float = 0.75, epsilon: float = 0.25) -> None:
+    def __init__(self, k1: float = 1.5, b: float = 0.75, epsilon: float = 0.25,
+                 segment: FrozenSegment | None = None) -> None:
         self.k1 = k1
         self.b = b
         self.epsilon = epsilon
-        # Documents, addressed by slot; a document keeps its distinct terms
-        # and the position of its own entry in each term's postings. Slot 0 is
-        # the graveyard.
-        self._slot_of: dict[int, int] = {}
-        self._doc_id_at = array(_INT64, [0])
-        self._doc_len = array(_INT64, [0])
-        self._doc_terms: list[tuple[str, ...] | None] = [None]
-        self._doc_positions: list[array | None] = [None]
-        self._free_slots: list[int] = []
-        self._total_len = 0
-        # The vocabulary: only terms that some indexed document contains.
-        self._postings: dict[str, _Postings] = {}
-        # Entry d counts the terms contained in exactly d documents, as of the
-        # last fold; entry 0 absorbs terms entering or leaving the vocabulary
-        # and is never read. Edits only log their changes of document
-        # frequency, which costs one append per posting; the log is folded
-        # into the histogram when the average idf is needed or the log grows.
-        self._df_histogram = np.zeros(2, dtype=np.int64)
-        self._df_rises = array(_INT32)
-        self._df_falls = array(_INT32)
-        # Values derived from the whole index, or None when an edit made them
-        # stale: the vocabulary's average idf, and each slot's length norm
-        # k1 * (1 - b + b * length / avgdl).
+        self.segment = segment or FrozenSegment.empty()
+        self.mutable = MutableBM25()
+        # The vocabulary's average idf, or None when an edit made it stale.
         self._average_idf: float | None = None
-        self._length_norms: np.ndarray | None = None
 
     def __len__(self) -> int:
-        return len(self._slot_of)
+        return self.segment.live + len(self.mutable)
 
     def __contains__(self, doc_id: object) -> bool:
-        return doc_id in self._slot_of
+        return doc_id in self.mutable or (isinstance(doc_id, int) and self.segment.row_of(doc_id) >= 0)
 
     def add(self, doc_id: int, tokens: Sequence[str]) -> None:
         """Index a new document; raise ``ValueError`` if ``doc_id`` is already indexed.
@@ -192,130 +70,46 @@ class BM25Index:
         Refusing rather than overwriting catches callers whose bookkeeping of
         ids has gone wrong; ``replace`` is the explicit way to overwrite.
         """
-        if doc_id in self._slot_of:
+        if self.segment.row_of(doc_id) >= 0:
             raise ValueError(f"document {doc_id!r} is already indexed")
-        counts = Counter(tokens)
-        slot = self._take_slot(doc_id, len(tokens))
-        vocabulary = self._postings
-        positions = array(_INT32)
-        rises = self._df_rises
-        # This loop runs once per distinct term of every indexed document, so
-        # it avoids method calls and repeated attribute lookups.
-        for back, (term, tf) in enumerate(counts.items()):
-            postings = vocabulary.get(term)
-            if postings is None:
-                postings = vocabulary[term] = _Postings()
-            slots = postings.slots
-            position = len(slots)
-            rises.append(position - postings.dead)
-            positions.append(position)
-            slots.append(slot)
-            postings.tfs.append(tf)
-            postings.backs.append(back)
-        self._doc_terms[slot] = tuple(counts)
-        self._doc_positions[slot] = positions
-        self._edited()
+        self.mutable.add(doc_id, tokens)
+        self._average_idf = None
 
     def add_many(self, docs: Iterable[tuple[int, Sequence[str]]]) -> None:
-        """Index many new documents, exactly as calling ``add`` on each in order would.
-
-        The index ends up in the state those calls would leave, down to slots,
-        postings order and the document-frequency statistics, so every later
-        operation behaves the same. The cost is one dictionary lookup per
-        token plus numpy work, instead of Python work per posting.
-
-        Everything that can be refused is checked before anything changes,
-        and then nothing changes: an id that is already indexed, or that
-        appears twice in ``docs``, raises ``ValueError`` naming the first such
-        id; an id or a token that ``add`` would refuse raises what ``add``
-        raises (``TypeError``, ``OverflowError``). A loop of ``add`` calls
-        would instead keep the documents before the offending one.
-
-        ``docs`` is consumed before indexing starts (token sequences are kept
-        by reference, not copied). On top of what the index grows by, the call
-        holds 4 bytes per token of ``docs`` and some 20 bytes per token of
-        one batch of about ``_BATCH_TOKENS`` tokens. The cyclic garbage
-        collector is off during the call.
-        """
-        collecting = gc.isenabled()
-        # The call makes hundreds of thousands of containers but no reference
-        # cycles, and with the collector on they trigger collections that
-        # rescan the whole heap, the caller's corpus included: about a
-        # quarter of the time at 100,000 documents.
-        gc.disable()
-        try:
-            self._add_many(docs)
-        finally:
-            if collecting:
-                gc.enable()
-
-    def _add_many(self, docs: Iterable[tuple[int, Sequence[str]]]) -> None:
-        """Do what ``add_many`` says, with the cyclic garbage collector off."""
+        """Index many new documents at once, as ``add`` on each would; nothing changes if one is refused."""
         pairs = list(docs)
-        if not pairs:
-            return
-        doc_ids = [doc_id for doc_id, _ in pairs]
-        token_lists = [tokens for _, tokens in pairs]
-        del pairs
-        self._check_new_ids(doc_ids)
-        id_column = array(_INT64, doc_ids)
-        lengths = array(_INT64, map(len, token_lists))
-        lengths_np = np.frombuffer(lengths, dtype=_INT64_DTYPE)
-        # The one pass over tokens in Python: number the terms in order of
-        # first appearance, a batch at a time.
-        numbering: defaultdict = defaultdict(count().__next__)
-        number = numbering.__getitem__
-        batches = []
-        for start, stop in _batch_bounds(lengths_np, _BATCH_TOKENS):
-            numbers = list(map(number, chain.from_iterable(token_lists[start:stop])))
-            if len(numbers) != int(lengths_np[start:stop].sum()):
-                raise ValueError("a document yields a different number of tokens than its len()")
-            batches.append((start, stop, np.fromiter(numbers, dtype=np.intc, count=len(numbers))))
-        del token_lists, numbers
-        terms = list(numbering)
-        del numbering, number
-
-        # Nothing below can fail on the caller's input.
-        bulk = _BulkTerms(self._postings, terms)
-        slots = np.array(self._take_slots(doc_ids, id_column, lengths), dtype=np.int64)
-        batches.reverse()
-        while batches:
-            # Popped, so that each batch's numbers are freed once indexed.
-            start, stop, term_ids = batches.pop()
-            self._add_batch(bulk, term_ids, lengths_np[start:stop], slots[start:stop])
-        del term_ids
-        self._move_dfs(bulk)
-        self._edited()
+        for doc_id, _ in pairs:
+            if isinstance(doc_id, int) and self.segment.row_of(doc_id) >= 0:
+                raise ValueError(f"document {doc_id!r} is already indexed")
+        self.mutable.add_many(pairs)
+        self._average_idf = None
 
     def remove(self, doc_id: int) -> None:
         """Forget a document; raise ``KeyError`` if ``doc_id`` is not indexed."""
-        slot = self._slot_of.pop(doc_id)
-        falls = self._df_falls
-        terms, positions = self._doc_terms[slot], self._doc_positions[slot]
-        if terms is None or positions is None:
-            raise KeyError(doc_id)
-        for term, position in zip(terms, positions):
-            postings = self._postings[term]
-            postings.slots[position] = _GRAVEYARD
-            postings.dead += 1
-            df = postings.df()
-            falls.append(df)
-            if df == 0:
-                # A corpus rebuilt without this document would not know the term.
-                del self._postings[term]
-            elif postings.dead > df:
-                self._compact(postings)
-        self._total_len -= self._doc_len[slot]
-        self._doc_terms[slot] = None
-        self._doc_positions[slot] = None
-        self._free_slots.append(slot)
-        self._edited()
+        if doc_id in self.mutable:
+            self.mutable.remove(doc_id)
+        else:
+            row = self.segment.row_of(doc_id)
+            if row < 0:
+                raise KeyError(doc_id)
+            self.segment.remove(row)
+        self._average_idf = None
 
     def replace(self, doc_id: int, tokens: Sequence[str]) -> None:
         """Index ``tokens`` under ``doc_id``, whether or not it was indexed before."""
-        if doc_id in self._slot_of:
+        if doc_id in self:
             self.remove(doc_id)
         self.add(doc_id, tokens)
+
+    def compact(self) -> None:
+        """Fold the mutable part and the segment's live rows into one new segment (same scores)."""
+        self.segment = FrozenSegment.merge(self.segment, self.mutable)
+        self.mutable = MutableBM25()
+
+    @property
+    def pending(self) -> int:
+        """Documents in the mutable part: what ``compact`` would fold in."""
+        return len(self.mutable)
 
     def scores(self, query: Sequence[str], doc_ids: Iterable[int] | None = None) -> dict[int, float]:
         """Return BM25 scores keyed by document id.
@@ -327,12 +121,11 @@ class BM25Index:
         index.
         """
         if doc_ids is not None:
-            slots = {doc_id: self._slot_of[doc_id] for doc_id in doc_ids}
+            slots = {doc_id: self._slot(doc_id) for doc_id in doc_ids}
             accumulated, _ = self._accumulate(query)
             return {doc_id: float(accumulated[slot]) for doc_id, slot in slots.items()}
         accumulated, matched = self._accumulate(query)
-        doc_ids_at = np.frombuffer(self._doc_id_at, dtype=_INT64_DTYPE)[matched]
-        return dict(zip(doc_ids_at.tolist(), accumulated[matched].tolist()))
+        return dict(zip(self._ids_at(matched).tolist(), accumulated[matched].tolist()))
 
     def top_k(self, query: Sequence[str], k: int) -> list[tuple[int, float]]:
         """Return up to ``k`` (doc id, score) pairs, best first.
@@ -341,7 +134,7 @@ class BM25Index:
         document sharing a query term, even one whose score is zero or
         negative, so that a match is never hidden by how common its terms
         are. Equal scores are ordered by ascending doc id, which makes the
-        result independent of insertion order and slot reuse.
+        result independent of insertion order and storage.
         """
         if k <= 0:
             return []
@@ -354,7 +147,7 @@ class BM25Index:
             keep = scores >= kth_best
             matched = matched[keep]
             scores = scores[keep]
-        doc_ids = np.frombuffer(self._doc_id_at, dtype=_INT64_DTYPE)[matched]
+        doc_ids = self._ids_at(matched)
         order = np.lexsort((doc_ids, -scores))[:k]
         return list(zip(doc_ids[order].tolist(), scores[order].tolist()))
 
@@ -364,23 +157,35 @@ class BM25Index:
         For scores over groups of documents (a file's chunks), which need the
         raw statistics rather than each document's own BM25 score.
         """
-        postings = self._postings.get(term)
-        if postings is None:
-            empty = np.zeros(0, dtype=_INT64_DTYPE)
-            return empty, np.zeros(0), empty
-        slots = np.frombuffer(postings.slots, dtype=_INT64_DTYPE)
-        live = slots != _GRAVEYARD
-        slots = slots[live]
-        tfs = np.frombuffer(postings.tfs, dtype=np.float64)[live]
-        doc_ids = np.frombuffer(self._doc_id_at, dtype=_INT64_DTYPE)[slots]
-        lengths = np.frombuffer(self._doc_len, dtype=_INT64_DTYPE)[slots]
-        return doc_ids, tfs, lengths
+        rows, tfs = self.segment.postings(term)
+        ids, more_tfs, lengths = self.mutable.postings(term)
+        return (np.concatenate([self.segment.doc_ids[rows], ids]), np.concatenate([tfs, more_tfs]),
+                np.concatenate([self.segment.doc_len[rows].astype(np.int64), lengths]))
 
     def lengths(self) -> tuple[np.ndarray, np.ndarray]:
         """Every indexed document's id and length in tokens."""
-        slots = np.fromiter(self._slot_of.values(), dtype=_INT64_DTYPE, count=len(self._slot_of))
-        return (np.frombuffer(self._doc_id_at, dtype=_INT64_DTYPE)[slots],
-                np.frombuffer(self._doc_len, dtype=_INT64_DTYPE)[slots])
+        rows = self.segment.live_rows()
+        ids, lengths = self.mutable.lengths()
+        return (np.concatenate([self.segment.doc_ids[rows], ids]),
+                np.concatenate([self.segment.doc_len[rows].astype(np.int64), lengths]))
+
+    def df(self, term: str) -> int:
+        """How many documents contain ``term``."""
+        return self.segment.df(term) + self.mutable.df(term)
+
+    # Slots: the segment's rows first, then the mutable part's slots (its slot 0 is a graveyard).
+
+    def _slot(self, doc_id: int) -> int:
+        if doc_id in self.mutable:
+            return len(self.segment.doc_ids) + self.mutable.slot(doc_id)
+        row = self.segment.row_of(doc_id)
+        if row < 0:
+            raise KeyError(doc_id)
+        return row
+
+    def _ids_at(self, slots: np.ndarray) -> np.ndarray:
+        ids, _ = self.mutable.slot_columns()
+        return np.concatenate([self.segment.doc_ids, ids])[slots]
 
     def _accumulate(self, query: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """Return per-slot scores and the slots of the documents sharing a query term.
@@ -388,298 +193,71 @@ class BM25Index:
         Contributions are added term by term in query order, as ``BM25Okapi``
         does, so the floating-point sums agree with it to the last bit or so.
         """
-        accumulated = np.zeros(len(self._doc_len))
+        rows = len(self.segment.doc_ids)
+        more_ids, more_lengths = self.mutable.slot_columns()
+        accumulated = np.zeros(rows + len(more_ids))
+        count = len(self)
+        if not count:
+            return accumulated, np.zeros(0, dtype=np.int64)
+        average = (self.segment.live_length + self.mutable.total_length) / count
         contributions: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         all_positive = True
         for term in query:
             if term not in contributions:
-                postings = self._postings.get(term)
-                if postings is None:
+                df = self.df(term)
+                if df == 0:
                     continue
-                idf = self._idf(postings.df())
+                idf = self._idf(df, count)
                 all_positive = all_positive and idf > 0
-                contributions[term] = self._contribution(postings, idf)
+                found, tfs = self.segment.postings(term)
+                lengths = self.segment.doc_len[found].astype(np.int64)
+                raw = self.mutable.raw(term)
+                if raw is not None:
+                    found = np.concatenate([found, raw[0] + rows])
+                    tfs = np.concatenate([tfs, raw[1]])
+                    lengths = np.concatenate([lengths, more_lengths[raw[0]]])
+                # Same operations in the same order as BM25Okapi.get_scores.
+                saturation = tfs * (self.k1 + 1) / (tfs + self.k1 * (1 - self.b + self.b * lengths / average))
+                contributions[term] = (found, idf * saturation)
             slots, contribution = contributions[term]
-            np.add.at(accumulated, slots, contribution)
-        accumulated[_GRAVEYARD] = 0.0
+            accumulated[slots] += contribution
+        # The mutable part's graveyard slot collects its tombstones' contributions.
+        accumulated[rows] = 0.0
         if all_positive:
             # A term with positive idf adds a positive amount to every document
             # containing it, so a positive sum is exactly "shares a term".
             return accumulated, np.flatnonzero(accumulated > 0)
         # Otherwise contributions can be zero or cancel out, and membership
         # has to be recorded separately.
-        hit = np.zeros(len(self._doc_len), dtype=bool)
+        hit = np.zeros(len(accumulated), dtype=bool)
         for slots, _ in contributions.values():
             hit[slots] = True
-        hit[_GRAVEYARD] = False
+        hit[rows:rows + 1] = False
         return accumulated, np.flatnonzero(hit)
 
-    def _contribution(self, postings: _Postings, idf: float) -> tuple[np.ndarray, np.ndarray]:
-        """Return the slots a term's postings point at and the term's score in each.
-
-        Tombstones point at the graveyard slot and are scored like any other
-        posting, which is cheaper than filtering them out.
-        """
-        slots = np.frombuffer(postings.slots, dtype=_INT64_DTYPE)
-        tfs = np.frombuffer(postings.tfs, dtype=np.float64)
-        # Same operations in the same order as BM25Okapi.get_scores.
-        saturation = tfs * (self.k1 + 1) / (tfs + self._norms()[slots])
-        return slots, idf * saturation
-
-    def _norms(self) -> np.ndarray:
-        """Return every slot's length norm, recomputing them after edits."""
-        if self._length_norms is None:
-            doc_len = np.frombuffer(self._doc_len, dtype=_INT64_DTYPE)
-            avgdl = self._total_len / len(self._slot_of)
-            self._length_norms = self.k1 * (1 - self.b + self.b * doc_len / avgdl)
-        return self._length_norms
-
-    def _idf(self, df: int) -> float:
+    def _idf(self, df: int, count: int) -> float:
         """Return a term's idf, floored like ``BM25Okapi`` when it is negative."""
-        idf = math.log(len(self._slot_of) - df + 0.5) - math.log(df + 0.5)
+        idf = math.log(count - df + 0.5) - math.log(df + 0.5)
         if idf < 0:
-            return self.epsilon * self._vocabulary_average_idf()
+            return self.epsilon * self._vocabulary_average_idf(count)
         return idf
 
-    def _vocabulary_average_idf(self) -> float:
-        """Return the mean idf over the vocabulary, recomputing it after edits.
-
-        Terms with the same document frequency have the same idf, so the sum
-        runs over the distinct frequencies of the histogram, not over terms.
-        """
+    def _vocabulary_average_idf(self, count: int) -> float:
+        """The mean idf over the vocabulary, from a histogram "document frequency → number of terms"."""
         if self._average_idf is None:
-            self._fold_df_log()
-            dfs = np.flatnonzero(self._df_histogram[1:]) + 1
-            n_docs = len(self._slot_of)
-            idfs = np.log(n_docs - dfs + 0.5) - np.log(dfs + 0.5)
-            idf_sum = float(np.dot(self._df_histogram[dfs], idfs))
-            self._average_idf = idf_sum / len(self._postings)
+            frequencies = self.segment.live_df
+            terms, more = self.mutable.frequencies()
+            if terms:
+                numbers = np.fromiter((self.segment.vocabulary.get(t, -1) for t in terms), dtype=np.int64,
+                                      count=len(terms))
+                shared = numbers >= 0
+                before = np.zeros(len(terms), dtype=np.int64)
+                before[shared] = frequencies[numbers[shared]]
+                # Each term of the mutable part moves from its segment frequency to the sum of both.
+                frequencies = np.concatenate([np.delete(frequencies, numbers[shared]), before + more])
+            histogram = np.bincount(frequencies) if len(frequencies) else np.zeros(1, dtype=np.int64)
+            dfs = np.flatnonzero(histogram[1:]) + 1
+            idfs = np.log(count - dfs + 0.5) - np.log(dfs + 0.5)
+            vocabulary = int(histogram[1:].sum())
+            self._average_idf = float(np.dot(histogram[dfs], idfs)) / vocabulary if vocabulary else 0.0
         return self._average_idf
-
-    def _edited(self) -> None:
-        """Invalidate what an edit made stale, and keep the frequency log bounded."""
-        self._average_idf = None
-        self._length_norms = None
-        if len(self._df_rises) + len(self._df_falls) > _DF_LOG_LIMIT:
-            self._fold_df_log()
-
-    def _fold_df_log(self) -> None:
-        """Apply the logged changes of document frequency to the histogram.
-
-        A rise logs the frequency ``d`` a term had before gaining a document, a
-        fall the frequency ``d`` it has after losing one; either way one term
-        moves between ``d`` and ``d + 1``, and the moves commute, so they are
-        applied in bulk.
-        """
-        for log, step in ((self._df_rises, 1), (self._df_falls, -1)):
-            if not log:
-                continue
-            lower = np.frombuffer(log, dtype=np.intc)
-            size = max(len(self._df_histogram), int(lower.max()) + 2)
-            moves = np.bincount(lower, minlength=size)
-            histogram = np.zeros(size, dtype=np.int64)
-            histogram[: len(self._df_histogram)] = self._df_histogram
-            histogram -= step * moves
-            histogram[1:] += step * moves[:-1]
-            self._df_histogram = histogram
-        self._df_rises = array(_INT32)
-        self._df_falls = array(_INT32)
-
-    def _take_slot(self, doc_id: int, length: int) -> int:
-        """Give a new document a slot, reusing a freed one when there is one."""
-        if self._free_slots:
-            slot = self._free_slots[-1]
-            # Storing the id first means an id that does not fit in 64 bits
-            # fails before the slot leaves the free list.
-            self._doc_id_at[slot] = doc_id
-            self._doc_len[slot] = length
-            self._free_slots.pop()
-        else:
-            slot = len(self._doc_len)
-            self._doc_id_at.append(doc_id)
-            self._doc_len.append(length)
-            self._doc_terms.append(None)
-            self._doc_positions.append(None)
-        self._slot_of[doc_id] = slot
-        self._total_len += length
-        return slot
-
-    def _check_new_ids(self, doc_ids: list) -> None:
-        """Raise ``ValueError`` for the first id that is indexed or repeated."""
-        if len(set(doc_ids)) == len(doc_ids) and self._slot_of.keys().isdisjoint(doc_ids):
-            return
-        seen: set = set()
-        for doc_id in doc_ids:
-            if doc_id in self._slot_of or doc_id in seen:
-                raise ValueError(f"document {doc_id!r} is already indexed")
-            seen.add(doc_id)
-
-    def _take_slots(self, doc_ids: list, id_column: array, lengths: array) -> list[int]:
-        """Give new documents the slots that one ``_take_slot`` call each would."""
-        free = self._free_slots
-        reused = min(len(doc_ids), len(free))
-        slots = free[len(free) - reused :][::-1]
-        del free[len(free) - reused :]
-        for slot, doc_id, length in zip(slots, id_column, lengths):
-            self._doc_id_at[slot] = doc_id
-            self._doc_len[slot] = length
-        fresh = len(doc_ids) - reused
-        slots.extend(range(len(self._doc_len), len(self._doc_len) + fresh))
-        self._doc_id_at.extend(id_column[reused:])
-        self._doc_len.extend(lengths[reused:])
-        self._doc_terms.extend([None] * fresh)
-        self._doc_positions.extend([None] * fresh)
-        self._slot_of.update(zip(doc_ids, slots))
-        self._total_len += int(np.frombuffer(lengths, dtype=_INT64_DTYPE).sum())
-        return slots
-
-    def _add_batch(self, bulk: _BulkTerms, term_ids: np.ndarray, lengths: np.ndarray, slots: np.ndarray) -> None:
-        """Index consecutive documents of ``add_many``, whose slots are taken.
-
-        ``term_ids`` are the documents' tokens, concatenated, as numbered in
-        ``bulk``.
-        """
-        n_tokens = len(term_ids)
-        n_docs = len(slots)
-        if n_tokens == 0:
-            for slot in slots.tolist():
-                self._doc_terms[slot] = ()
-                self._doc_positions[slot] = array(_INT32)
-            return
-        # Sort the tokens by (term, document, offset in the document), packed
-        # into int64 keys (term << term_shift | doc << offset_bits | offset)
-        # so that one plain sort does it.
-        offset_bits = (int(lengths.max()) - 1).bit_length()
-        term_shift = offset_bits + (n_docs - 1).bit_length()
-        if term_shift + bulk.term_bits > _KEY_BITS and n_docs > 1:
-            middle = n_docs // 2
-            split = int(lengths[:middle].sum())
-            self._add_batch(bulk, term_ids[:split], lengths[:middle], slots[:middle])
-            self._add_batch(bulk, term_ids[split:], lengths[middle:], slots[middle:])
-            return
-        doc_first = np.cumsum(lengths) - lengths
-        keys = term_ids.astype(np.int64)
-        keys <<= term_shift
-        keys += np.repeat((np.arange(n_docs, dtype=np.int64) << offset_bits) - doc_first, lengths)
-        keys += np.arange(n_tokens, dtype=np.int64)
-        keys.sort()
-
-        # Each run of one term in one document is a posting: its length is
-        # the term frequency, its first token the term's first occurrence.
-        run = np.empty(n_tokens, dtype=bool)
-        run[0] = True
-        np.greater_equal(keys[1:] ^ keys[:-1], 1 << offset_bits, out=run[1:])
-        starts = np.flatnonzero(run)
-        del run
-        n_pairs = len(starts)
-        tfs = np.empty(n_pairs, dtype=np.int32)
-        np.subtract(starts[1:], starts[:-1], out=tfs[:-1])
-        tfs[-1] = n_tokens - starts[-1]
-        keys = keys[starts]
-        del starts
-        pair_term = keys >> term_shift
-        pair_doc = (keys >> offset_bits) & ((1 << (term_shift - offset_bits)) - 1)
-        keys &= (1 << offset_bits) - 1
-        keys += doc_first[pair_doc]
-        pair_first = keys
-        del keys
-
-        # A term's new postings follow its earlier ones.
-        run_start = np.flatnonzero(pair_term[1:] != pair_term[:-1])
-        run_start += 1
-        run_start = np.concatenate(([0], run_start))
-        run_length = np.diff(run_start, append=n_pairs)
-        run_term = pair_term[run_start]
-        del pair_term
-        positions = np.repeat(bulk.postings_len[run_term] - run_start, run_length)
-        positions += np.arange(n_pairs, dtype=np.int64)
-        bulk.postings_len[run_term] += run_length
-
-        # Documents list their terms by first occurrence: mark first
-        # occurrences in token order, and a posting's place in the batch's
-        # concatenated lists is the number of marks up to its own.
-        is_first = np.zeros(n_tokens, dtype=bool)
-        is_first[pair_first] = True
-        doc_major = np.cumsum(is_first, dtype=np.int32)[pair_first]
-        doc_major -= 1
-        doc_counts = np.bincount(pair_doc, minlength=n_docs)
-        doc_end = np.cumsum(doc_counts)
-        doc_start = doc_end - doc_counts
-        backs = doc_major - doc_start[pair_doc].astype(np.int32)
-        del doc_major
-        in_token_order = np.empty(n_tokens, dtype=np.int32)
-        in_token_order[pair_first] = positions
-        del positions, pair_first
-        doc_positions = in_token_order[is_first].tobytes()
-        del in_token_order
-        doc_terms = tuple(bulk.term_objects[term_ids[is_first]].tolist())
-        del is_first
-        slot_list = slots.tolist()
-        spans = map(slice, doc_start.tolist(), doc_end.tolist())
-        _drain(map(self._doc_terms.__setitem__, slot_list, map(doc_terms.__getitem__, spans)))
-        del doc_terms
-        positions_of = list(map(array, repeat(_INT32, n_docs)))
-        _extend_runs(positions_of, doc_positions, doc_counts.tolist())
-        _drain(map(self._doc_positions.__setitem__, slot_list, positions_of))
-        del doc_positions, positions_of
-
-        # Extend each term's postings, once per batch.
-        run_postings = list(map(bulk.postings_of.__getitem__, run_term.tolist()))
-        run_length = run_length.tolist()
-        _extend_runs(map(_SLOTS, run_postings), slots[pair_doc].tobytes(), run_length)
-        del pair_doc
-        _extend_runs(map(_TFS, run_postings), tfs.astype(np.float64).tobytes(), run_length)
-        del tfs
-        _extend_runs(map(_BACKS, run_postings), backs.tobytes(), run_length)
-        del backs
-
-    def _move_dfs(self, bulk: _BulkTerms) -> None:
-        """Move each term of ``bulk`` from its old to its new document frequency in the histogram.
-
-        ``add`` would log every step of the way; the folded result is the same.
-        """
-        self._fold_df_log()
-        if not bulk.postings_of:
-            return
-        df_before = bulk.postings_len_before - bulk.dead
-        df_after = bulk.postings_len - bulk.dead
-        size = max(len(self._df_histogram), int(df_after.max()) + 1)
-        histogram = np.zeros(size, dtype=np.int64)
-        histogram[: len(self._df_histogram)] = self._df_histogram
-        histogram -= np.bincount(df_before, minlength=size)
-        histogram += np.bincount(df_after, minlength=size)
-        self._df_histogram = histogram
-
-    def _compact(self, postings: _Postings) -> None:
-        """Squeeze the tombstones out of a term's postings and repoint its documents."""
-        survivors = [entry for entry in zip(postings.slots, postings.tfs, postings.backs) if entry[0] != _GRAVEYARD]
-        postings.slots = array(_INT64, [slot for slot, _, _ in survivors])
-        postings.tfs = array(_FLOAT64, [tf for _, tf, _ in survivors])
-        postings.backs = array(_INT32, [back for _, _, back in survivors])
-        postings.dead = 0
-        for position, (slot, _, back) in enumerate(survivors):
-            positions = self._doc_positions[slot]
-            if positions is not None:
-                positions[back] = position
-
-
-def _batch_bounds(lengths: np.ndarray, tokens: int) -> list[tuple[int, int]]:
-    """Split documents into runs of about ``tokens`` tokens, at least one document each."""
-    ends = np.cumsum(lengths)
-    bounds = []
-    start = 0
-    while start < len(lengths):
-        before = int(ends[start - 1]) if start else 0
-        stop = max(start + 1, int(np.searchsorted(ends, before + tokens, side="right")))
-        bounds.append((start, stop))
-        start = stop
-    return bounds
-
-
-def _extend_runs(arrays: Iterable[array], values: bytes, run_lengths: list[int]) -> None:
-    """Append consecutive runs of ``values``, of the given item counts, to the arrays in turn.
-
-    ``array.fromfile`` appends the next n items of a stream, so reading the
-    runs from one stream needs no slicing, and map keeps the loop in C.
-    """
-    _drain(map(array.fromfile, arrays, repeat(io.BytesIO(values)), run_lengths))

@@ -17,6 +17,7 @@ import hashlib
 import logging
 import marshal
 import os
+import secrets
 import sqlite3
 from dataclasses import dataclass
 from functools import cache
@@ -102,6 +103,9 @@ class IndexCache:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        # The whole index in bulk form (``store/snapshot.py``), beside the database and discarded with it.
+        self.snapshot_path = path.with_name("index.snapshot")
+        self.epoch = ""
         self.warnings: list[str] = []
         self._db: sqlite3.Connection | None = None
         self._open()
@@ -132,7 +136,10 @@ class IndexCache:
             db = sqlite3.connect(self.path, timeout=10, check_same_thread=False)
         db.executescript(_SCHEMA)
         db.execute("INSERT OR REPLACE INTO meta VALUES ('fingerprint', ?)", (fingerprint(),))
+        # The database's identity: a snapshot written beside another database (one since discarded) is stale.
+        db.execute("INSERT OR IGNORE INTO meta VALUES ('epoch', ?)", (secrets.token_hex(8),))
         db.commit()
+        self.epoch = db.execute("SELECT value FROM meta WHERE key='epoch'").fetchone()[0]
         return db
 
     def _usable(self, db: sqlite3.Connection) -> bool:
@@ -156,6 +163,18 @@ class IndexCache:
     def _delete_files(self) -> None:
         for suffix in ("", "-wal", "-shm", "-journal"):
             Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+        self.discard_snapshot()
+
+    def discard_snapshot(self) -> None:
+        """Remove the snapshot beside the database, if the file system lets us (a rebuild replaces it anyway)."""
+        try:
+            self.snapshot_path.unlink(missing_ok=True)
+        except OSError as exc:
+            log.info("cannot remove %s: %s", self.snapshot_path, exc)
+
+    def warn(self, message: str) -> None:
+        """Record a problem of the cache (reported with the index statistics) and log it."""
+        self._warn(message)
 
     def _warn(self, message: str) -> None:
         log.warning(message)
@@ -196,6 +215,16 @@ class IndexCache:
                     "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?)",
                     [(e.parsed.path, e.parsed.blob_id, e.size, e.mtime_ns, _encode(e)) for e in entries],
                 )
+        except sqlite3.Error as exc:
+            self._fail(exc)
+
+    def restamp(self, path: str, size: int, mtime_ns: int) -> None:
+        """A file's content is unchanged but its size and mtime are new (a touch, a checkout)."""
+        if self._db is None:
+            return
+        try:
+            with self._db:
+                self._db.execute("UPDATE files SET size=?, mtime_ns=? WHERE path=?", (size, mtime_ns, path))
         except sqlite3.Error as exc:
             self._fail(exc)
 

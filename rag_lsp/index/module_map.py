@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Sequence
+from functools import lru_cache
 from pathlib import PurePosixPath
 
 from rag_lsp import languages
@@ -25,11 +26,18 @@ _DIRECTORY_STEMS = frozenset({"__init__", "index", "mod"})
 _RUST_ROOT_STEMS = frozenset({"lib", "main"})
 
 
+def _name_and_suffix(path: str) -> tuple[str, str]:
+    """A relative path's file name and its suffix as ``PurePosixPath`` gives them, without building one."""
+    name = path.rsplit("/", 1)[-1]
+    dot = name.rfind(".")
+    return name, name[dot:] if 0 < dot < len(name) - 1 else ""
+
+
 def is_directory_module(path: str) -> bool:
     """Whether a file stands for its directory (``__init__.py``, ``index.ts``, ``mod.rs``, ``lib.rs``)."""
-    pure = PurePosixPath(path)
-    stem = pure.name.split(".", 1)[0]
-    return stem in _DIRECTORY_STEMS or (pure.suffix == ".rs" and stem in _RUST_ROOT_STEMS)
+    name, suffix = _name_and_suffix(path)
+    stem = name.split(".", 1)[0]
+    return stem in _DIRECTORY_STEMS or (suffix == ".rs" and stem in _RUST_ROOT_STEMS)
 # Leading directories that hold code but are not part of module names.
 LAYOUT_DIRS = (
     ("src", "main", "java"), ("src", "main", "kotlin"), ("src", "main", "scala"),
@@ -46,12 +54,12 @@ def segments(module: str) -> list[str]:
 
 def module_key(path: str) -> tuple[str, ...]:
     """A file's module segments: its path without extension and without a directory-module stem."""
-    pure = PurePosixPath(path)
-    parts = list(pure.parent.parts)
-    if pure.suffix == ".go" and parts:
+    parts = [part for part in path.split("/")[:-1] if part and part != "."]
+    name, suffix = _name_and_suffix(path)
+    if suffix == ".go" and parts:
         # A Go package is its directory: every file in it answers to the import path.
         return tuple(parts)
-    stem = pure.name.split(".", 1)[0] if not pure.name.startswith(".") else pure.name
+    stem = name.split(".", 1)[0] if not name.startswith(".") else name
     if not is_directory_module(path) or not parts:
         parts.append(stem)
     return tuple(parts)
@@ -72,30 +80,77 @@ def python_module(path: str) -> str | None:
     return ".".join(strip_layout(module_key(path)))
 
 
+def language_family(path: str) -> str:
+    """The family of a path's language: files of one family may import each other."""
+    return _family_of_name(path.rsplit("/", 1)[-1])
+
+
+@lru_cache(maxsize=1 << 16)
+def _family_of_name(name: str) -> str:
+    # A language is decided by the file name alone, and workspaces repeat names (``__init__.py``, ``models.py``).
+    return languages.spec(languages.language_for_path(name)).family
+
+
 class ModuleMap:
-    """Module key → files, kept incrementally as files come and go."""
+    """Module key → files, kept incrementally as files come and go.
+
+    Everything ``resolve`` compares per candidate (the key without its layout
+    directories, the language family, whether the file stands for its
+    directory) is computed once when a file is added, and answers are
+    remembered until the set of files or their keys change: building the code
+    graph resolves every import of the workspace, most of them to the same few
+    modules, and recomputing it all cost seconds on Django.
+    """
 
     def __init__(self) -> None:
         self._by_last: dict[str, set[str]] = defaultdict(set)
-        self._keys: dict[str, tuple[str, ...]] = {}
-        # Extra names a file answers to: a Java package, a Go module path.
-        self._aliases: dict[str, tuple[str, ...]] = {}
+        # Per file: its module keys (the path's, then a Java package alias) with their layout-free forms.
+        self._keys: dict[str, tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]] = {}
+        self._family: dict[str, str] = {}
+        self._directory: dict[str, bool] = {}
+        # The text that gave a file an alias (a Java package line), kept for the snapshot.
+        self._hints: dict[str, str] = {}
+        # (anchored module, importer's family) → answer, for the current files.
+        self._answers: dict[tuple[tuple[str, ...], str | None], list[str]] = {}
 
     def add(self, path: str, text_hint: str = "") -> None:
         """Register a file; ``text_hint`` is its leading text (read for Java packages)."""
-        self.remove(path)
-        key = module_key(path)
-        self._keys[path] = key
-        self._by_last[key[-1] if key else ""].add(path)
+        keys = [module_key(path)]
+        hint = ""
         if path.endswith(".java") and (match := _JAVA_PACKAGE.search(text_hint)):
-            alias = (*match.group(1).split("."), PurePosixPath(path).stem)
-            self._aliases[path] = alias
-            self._by_last[alias[-1]].add(path)
+            keys.append((*match.group(1).split("."), PurePosixPath(path).stem))
+            hint = match.group(0)
+        entry = tuple((key, strip_layout(key)) for key in keys)
+        if self._keys.get(path) == entry:
+            return
+        self.remove(path)
+        if hint:
+            self._hints[path] = hint
+        self._answers.clear()
+        self._keys[path] = entry
+        self._family[path] = language_family(path)
+        self._directory[path] = is_directory_module(path)
+        for key in keys:
+            self._by_last[key[-1] if key else ""].add(path)
 
     def remove(self, path: str) -> None:
-        for key in (self._keys.pop(path, None), self._aliases.pop(path, None)):
-            if key:
-                self._by_last[key[-1]].discard(path)
+        if path not in self._keys:
+            return
+        self._answers.clear()
+        self._hints.pop(path, None)
+        self._family.pop(path, None)
+        self._directory.pop(path, None)
+        for key, _ in self._keys.pop(path, ()):
+            last = key[-1] if key else ""
+            bucket = self._by_last.get(last)
+            if bucket is not None:
+                bucket.discard(path)
+                if not bucket:
+                    del self._by_last[last]
+
+    def hint(self, path: str) -> str:
+        """The text that gave a file an extra module name (its Java ``package`` line), or ""."""
+        return self._hints.get(path, "")
 
     def resolve(self, module: str, from_path: str | None = None, importer: str | None = None) -> list[str]:
         """Files that a module reference most likely means, best first (ties by path).
@@ -109,13 +164,20 @@ class ModuleMap:
         wanted = self._anchor(module, from_path)
         if not wanted:
             return []
+        family = None if importer is None else self._family.get(importer) or language_family(importer)
+        known = self._answers.get((wanted, family))
+        if known is None:
+            known = self._answers[(wanted, family)] = self._resolve(wanted, family)
+        return list(known)
+
+    def _resolve(self, wanted: tuple[str, ...], family: str | None) -> list[str]:
         best: list[tuple[int, str]] = []
         # Try the full module, then drop trailing segments: ``pkg.mod.Class``
         # names a class inside ``pkg/mod.py``.
         for drop in range(min(len(wanted), 3)):
             target = wanted[: len(wanted) - drop]
             for path in sorted(self._candidates(target[-1])):
-                if importer is not None and not languages.same_family(path, importer):
+                if family is not None and self._family[path] != family:
                     continue
                 score = self._score(target, path)
                 if score:
@@ -124,9 +186,10 @@ class ModuleMap:
                 break
         # On a tie a file beats a directory's module (``./lib`` is ``lib.ts`` before ``lib/index.ts``),
         # as in Node's resolution.
-        best.sort(key=lambda item: (-item[0], is_directory_module(item[1]), item[1]))
-        top = best[0][:1] + (is_directory_module(best[0][1]),) if best else None
-        return [path for score, path in best if (score, is_directory_module(path)) == top]
+        directory = self._directory
+        best.sort(key=lambda item: (-item[0], directory[item[1]], item[1]))
+        top = best[0][:1] + (directory[best[0][1]],) if best else None
+        return [path for score, path in best if (score, directory[path]) == top]
 
     def _candidates(self, last: str) -> set[str]:
         return self._by_last.get(last, set())
@@ -134,11 +197,8 @@ class ModuleMap:
     def _score(self, target: tuple[str, ...], path: str) -> int:
         """Trailing segments shared by the target and the file's key or alias (0 if none)."""
         score = 0
-        for key in (self._keys.get(path), self._aliases.get(path)):
-            if not key:
-                continue
+        for key, stripped in self._keys.get(path, ()):
             shared = common_suffix(target, key)
-            stripped = strip_layout(key)
             # A match must cover the whole target or the whole (layout-free) key.
             if shared == len(target) or shared >= len(stripped):
                 score = max(score, shared)
@@ -146,8 +206,8 @@ class ModuleMap:
 
     def _anchor(self, module: str, from_path: str | None) -> tuple[str, ...]:
         module = module.strip().strip("\"'<>`")
-        base = list(PurePosixPath(from_path).parent.parts) if from_path else []
         if module.startswith((".", "self::", "super::")) and from_path:
+            base = from_path.split("/")[:-1]
             if module.startswith(("./", "../")):
                 return _join_relative(base, module.split("/"))
             if module.startswith("."):

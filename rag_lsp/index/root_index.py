@@ -1,10 +1,17 @@
 """The workspace index: one root's files, chunks, BM25 postings and symbols, kept in step.
 
-``Index.refresh`` brings the index in line with the disk (walk, reuse the
-cache, parse what changed, drop what vanished); ``Index.set_file`` and
-``Index.remove_file`` apply one file at a time, which is what a language
-server does on every edit. All three go through ``_install``/``remove_file``,
-so the chunk table, the BM25 index and the symbol index never disagree.
+``Index.refresh`` brings the index in line with the disk (load the snapshot,
+walk, reuse the cache, parse what changed, drop what vanished);
+``Index.set_file`` and ``Index.remove_file`` apply one file at a time, which
+is what a language server does on every edit. All three go through
+``_install``/``remove_file``, so the chunk table, the BM25 index and the
+symbol index never disagree.
+
+After a refresh that changed anything, the index is written as one snapshot
+(``store/snapshot.py``) and its chunks and BM25 postings are then served from
+that file: a warm start loads it in bulk instead of rebuilding objects file by
+file, and chunk text stays on disk until asked for. Without a cache the
+snapshot is an anonymous temporary file, so both cases run the same code.
 """
 
 from __future__ import annotations
@@ -25,8 +32,12 @@ from tree_sitter import Tree
 
 from rag_lsp.index.admission import DEFAULT_ADMISSION, Admission
 from rag_lsp.index.bm25_index import BM25Index
-from rag_lsp.index.cache import CachedFile, IndexCache, cache_path_for
+from rag_lsp.index.cache import CachedFile, IndexCache, cache_path_for, fingerprint
+from rag_lsp.index.parsing.incremental import NodeCache
 from rag_lsp.index.parsing.parse import blob_id, parse_file
+from rag_lsp.index.store import snapshot
+from rag_lsp.index.store.chunk_table import ChunkTable
+from rag_lsp.index.store.snapshot_file import SnapshotError, SnapshotFile, SnapshotWriter
 from rag_lsp.index.symbol_table import SymbolIndex
 from rag_lsp.index.terms import path_tokens, tokenize
 from rag_lsp.index.walk import WalkedFile, WalkStats, load, walk
@@ -36,6 +47,9 @@ from rag_lsp.model import Chunk, Definition, Import, ParsedFile, Reference
 POOL_THRESHOLD = 64
 # Files handled per batch: the unit of locking, progress reports and cache writes.
 REFRESH_BATCH = 128
+# During a refresh, chunks held as objects are moved into a new snapshot once there are this many, and as
+# many as the snapshot holds already: memory stays bounded and the rewriting amortised.
+REBASE_CHUNKS = 16384
 
 Progress = Callable[[int, int], None]
 # A file to parse: path, text, raw bytes, size, mtime_ns.
@@ -54,6 +68,19 @@ class FileEntry:
     mtime_ns: int
     chunk_ids: list[int]
     error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class IndexBudget:
+    """How much one root's index may hold and how long one refresh may take (``seconds`` 0: no limit).
+
+    Files are taken in the walk's path order until the file or byte budget is
+    spent, so the same tree always keeps the same files.
+    """
+
+    files: int = 200_000
+    bytes: int = 2 << 30
+    seconds: float = 0
 
 
 @dataclass(slots=True)
@@ -75,6 +102,8 @@ class IndexStats:
     elapsed_ms: float = 0.0
     cache: str | None = None
     warnings: list[str] = field(default_factory=list)
+    # Which budget left files out of the index ("files", "bytes", "seconds"), or None.
+    truncated: str | None = None
 
 
 def chunk_terms(chunk: Chunk) -> list[str]:
@@ -92,11 +121,12 @@ class Index:
     """All indexed knowledge about one workspace root."""
 
     def __init__(self, root: Path | str, *, cache_root: Path | None = None, use_cache: bool = True,
-                 admission: Admission = DEFAULT_ADMISSION) -> None:
+                 admission: Admission = DEFAULT_ADMISSION, budget: IndexBudget = IndexBudget()) -> None:
         self.root = Path(root).resolve()
+        self.budget = budget
         # What may be indexed: the walk, the disk events and the editor's buffers all ask it.
         self.admission = admission
-        self.chunks: dict[int, Chunk] = {}
+        self.chunks = ChunkTable()
         self.files: dict[str, FileEntry] = {}
         self.references: dict[str, list[Reference]] = {}
         self.imports: dict[str, list[Import]] = {}
@@ -112,6 +142,8 @@ class Index:
         self.lock = threading.RLock()
         # BM25 documents waiting for one add_many, while a batch is being installed.
         self._bulk: dict[int, list[str]] | None = None
+        # Whether the index changed since it was last written as a snapshot.
+        self._unsaved = False
 
     @property
     def version(self) -> tuple[int, int]:
@@ -133,12 +165,19 @@ class Index:
         started = time.perf_counter()
         walk_stats = WalkStats()
         stats = IndexStats(root=str(self.root), cache=self.stats.cache)
-        cached = self.cache.load_all() if self.cache else {}
-        candidates = list(walk([self.root], walk_stats, self.admission))
+        from_snapshot = self._load_snapshot() if not self.files else set()
+        cached = _Stamps(self.cache)
+        candidates, stats.truncated = self._within_budget(list(walk([self.root], walk_stats, self.admission)))
+        deadline = started + self.budget.seconds if self.budget.seconds else None
         seen: set[str] = set()
         to_parse: list[_Work] = []
         done = 0
         for start in range(0, len(candidates), REFRESH_BATCH):
+            if deadline is not None and time.perf_counter() > deadline:
+                stats.truncated = "seconds"
+                # Files not reached keep what was indexed before.
+                seen.update(walked.path for walked in candidates[start:])
+                break
             with self._bulk_install():
                 for walked in candidates[start : start + REFRESH_BATCH]:
                     outcome, pending = self._refresh_one(walked, cached, walk_stats, skip)
@@ -147,25 +186,47 @@ class Index:
                     if pending:
                         to_parse.append(pending)
                         continue
-                    stats.reused += outcome == "reused"
+                    stats.reused += outcome == "reused" or (outcome == "current" and walked.path in from_snapshot)
                     done += 1
+            self._rebase_if_large()
             if progress:
                 progress(done, len(candidates))
-        stats.parsed = self._parse_all(to_parse, done, len(candidates), progress)
+        stats.parsed = self._parse_all(to_parse, done, len(candidates), progress, deadline)
+        if stats.parsed < len(to_parse):
+            stats.truncated = "seconds"
         with self.lock:
             stale = sorted(path for path in set(self.files) - seen if not (skip and skip(path)))
             for path in stale:
                 self.remove_file(path)
         if self.cache:
-            self.cache.delete_many(sorted((set(cached) - seen) | set(stale)))
+            self.cache.delete_many(sorted((cached.loaded() - seen) | set(stale)))
+        if self._unsaved:
+            self.save()
         stats.removed = len(stale)
         stats.skipped = walk_stats.skipped
         stats.skip_examples = walk_stats.examples
         stats.elapsed_ms = (time.perf_counter() - started) * 1000
         self.stats = self._count(stats)
+        if stats.truncated:
+            self.stats.warnings.append(f"the index is truncated: its {stats.truncated} budget is spent "
+                                       f"(maxIndexFiles {self.budget.files}, maxIndexBytes {self.budget.bytes}, "
+                                       f"maxIndexSeconds {self.budget.seconds:g})")
         return self.stats
 
-    def _refresh_one(self, walked: WalkedFile, cached: dict[str, tuple[str, int, int]], walk_stats: WalkStats,
+    def _within_budget(self, candidates: list[WalkedFile]) -> tuple[list[WalkedFile], str | None]:
+        """The walk's first files that fit the file and byte budgets, and which budget cut the rest."""
+        if len(candidates) > self.budget.files:
+            candidates, cut = candidates[: self.budget.files], "files"
+        else:
+            cut = None
+        total = 0
+        for position, walked in enumerate(candidates):
+            total += walked.size
+            if total > self.budget.bytes:
+                return candidates[:position], "bytes"
+        return candidates, cut
+
+    def _refresh_one(self, walked: WalkedFile, cached: _Stamps, walk_stats: WalkStats,
                      skip: Callable[[str], bool] | None) -> tuple[str, _Work | None]:
         """Handle one walked file: ("current" | "reused" | "skipped", None) or ("parse", work)."""
         if skip and skip(walked.path):
@@ -180,13 +241,21 @@ class Index:
         if loaded.text is None or loaded.data is None:
             return "skipped", None
         blob = blob_id(loaded.data)
+        if known and known.blob_id == blob:
+            # Touched, not changed: only the stamp is new.
+            known.size, known.mtime_ns = walked.size, walked.mtime_ns
+            self._unsaved = True
+            if self.cache:
+                self.cache.restamp(walked.path, walked.size, walked.mtime_ns)
+            return "reused", None
         if stamp and stamp[0] == blob and self._install_cached(walked.path, blob, walked.size, walked.mtime_ns):
             return "reused", None
         return "parse", (walked.path, loaded.text, loaded.data, walked.size, walked.mtime_ns)
 
-    def _parse_all(self, work: list[_Work], done: int, total: int,
-                   progress: Progress | None) -> int:
-        """Parse changed files (in worker processes when there are many) and install them in batches."""
+    def _parse_all(self, work: list[_Work], done: int, total: int, progress: Progress | None,
+                   deadline: float | None = None) -> int:
+        """Parse changed files (in worker processes when there are many) and install them in batches, until
+        the deadline; returns how many were installed."""
         if not work:
             return 0
         args = ([w[0] for w in work], [w[1] for w in work], [w[2] for w in work])
@@ -199,16 +268,22 @@ class Index:
         try:
             results = pool.map(analyse, *args, chunksize=16) if pool else map(analyse, *args)
             batch: list[CachedFile] = []
+            installed = 0
             for (path, _, _, size, mtime), (parsed, tokens) in zip(work, results):
                 batch.append(CachedFile(parsed, tokens, size, mtime))
                 if len(batch) >= REFRESH_BATCH:
                     done = self._install_batch(batch, done, total, progress)
+                    installed += len(batch)
                     batch = []
-            self._install_batch(batch, done, total, progress)
+                    if deadline is not None and time.perf_counter() > deadline:
+                        break
+            else:
+                self._install_batch(batch, done, total, progress)
+                installed += len(batch)
         finally:
             if pool:
                 pool.shutdown(cancel_futures=True)
-        return len(work)
+        return installed
 
     @contextmanager
     def _bulk_install(self) -> Iterator[None]:
@@ -230,6 +305,7 @@ class Index:
             for entry in batch:
                 self._install(entry.parsed, entry.tokens, entry.size, entry.mtime_ns)
         self._store(batch)
+        self._rebase_if_large()
         done += len(batch)
         if progress:
             progress(done, total)
@@ -264,13 +340,15 @@ class Index:
 
     # One file at a time (the language server's path).
 
-    def set_file(self, path: str, text: str, data: bytes | None = None, tree: Tree | None = None) -> ParsedFile:
+    def set_file(self, path: str, text: str, data: bytes | None = None, tree: Tree | None = None,
+                 reuse: NodeCache | None = None) -> ParsedFile:
         """Index one file's current text (an editor buffer or a changed file), replacing the old.
 
         ``tree`` is a tree-sitter tree of ``text`` that the caller parsed
-        incrementally; without it the file is parsed from scratch.
+        incrementally; without it the file is parsed from scratch. ``reuse``
+        is the buffer's record of what each top-level node yielded last time.
         """
-        parsed = parse_file(path, text, data=data, tree=tree)
+        parsed = parse_file(path, text, data=data, tree=tree, reuse=reuse)
         with self.lock:
             self._install(parsed, None, len(data) if data is not None else len(text.encode("utf-8")), 0)
         return parsed
@@ -281,6 +359,7 @@ class Index:
             if entry is None:
                 return
             self._changes += 1
+            self._unsaved = True
             for chunk_id in entry.chunk_ids:
                 self._forget_chunk(chunk_id)
             self.references.pop(path, None)
@@ -306,8 +385,9 @@ class Index:
         old = self.files.get(parsed.path)
         if old is None or old.blob_id != parsed.blob_id:
             self._changes += 1
+        self._unsaved = True
         for chunk_id in old.chunk_ids if old else ():
-            reusable.setdefault(self.chunks[chunk_id].content, []).append(chunk_id)
+            reusable.setdefault(self.chunks.content(chunk_id), []).append(chunk_id)
         ids = []
         for position, chunk in enumerate(parsed.chunks):
             bucket = reusable.get(chunk.content)
@@ -331,6 +411,72 @@ class Index:
         self.imports[parsed.path] = parsed.imports
         hint = parsed.chunks[0].content if parsed.chunks and parsed.chunks[0].symbol is None else ""
         self.symbols.add_file(parsed, hint)
+
+    # The snapshot.
+
+    def _snapshot_identity(self) -> dict:
+        """What a snapshot must have been made for to be loaded: this rag_lsp, this root, this cache database."""
+        return {"fingerprint": fingerprint(), "root": str(self.root), "epoch": self.cache.epoch if self.cache else ""}
+
+    def _load_snapshot(self) -> set[str]:
+        """Install the cache's snapshot into an empty index; returns the paths it held (none without one)."""
+        if self.cache is None or not self.cache.available:
+            return set()
+        path = self.cache.snapshot_path
+        try:
+            loaded = snapshot.load(SnapshotFile(path), self._snapshot_identity())
+        except FileNotFoundError:
+            return set()
+        except (OSError, SnapshotError) as exc:
+            if "another version" not in str(exc):
+                self.cache.warn(f"discarding the index snapshot {path}, it will be rebuilt: {exc}")
+            self.cache.discard_snapshot()
+            return set()
+        with self.lock:
+            self.files = {f.path: FileEntry(f.blob_id, f.language, f.size, f.mtime_ns, f.chunk_ids, f.error)
+                          for f in loaded.files}
+            self.chunks.rebase(loaded.chunks)
+            self.bm25 = BM25Index(segment=loaded.segment)
+            self.references = loaded.references
+            self.imports = loaded.imports
+            self.symbols = SymbolIndex()
+            self.symbols.load(self.files, loaded.definitions, loaded.hints)
+            self._next_id = max(self._next_id, int(loaded.meta.get("next_id", 0)))
+            self._changes += 1
+        return set(self.files)
+
+    def save(self) -> None:
+        """Write the index as a snapshot and serve its chunks and postings from it from now on.
+
+        The snapshot goes to the cache (atomically: another process reading
+        the old one keeps it), or to an anonymous temporary file without one.
+        Failing to write costs only the saving: the index stays as it was.
+        """
+        with self.lock:
+            self.bm25.compact()
+            target = self.cache.snapshot_path if self.cache and self.cache.available else None
+            meta = {**self._snapshot_identity(), "next_id": self._next_id}
+            writer = None
+            try:
+                writer = SnapshotWriter(target)
+                with snapshot.save(self, writer, meta) as written:
+                    chunks, segment = snapshot.reopen(SnapshotFile(written))
+            except (OSError, SnapshotError) as exc:
+                if writer is not None:
+                    writer.abort()
+                message = f"index snapshot not written ({exc}); chunks stay in memory"
+                if self.cache:
+                    self.cache.warn(message)
+                return
+            self.chunks.rebase(chunks)
+            self.bm25 = BM25Index(segment=segment)
+            self._unsaved = False
+
+    def _rebase_if_large(self) -> None:
+        """Mid-refresh: move the chunks held as objects into a snapshot once they are many."""
+        live = len(self.chunks.live)
+        if live >= REBASE_CHUNKS and live * 2 >= len(self.chunks):
+            self.save()
 
     # Queries over what is indexed.
 
@@ -358,3 +504,22 @@ class Index:
     def close(self) -> None:
         if self.cache:
             self.cache.close()
+
+
+class _Stamps:
+    """The cache's (blob id, size, mtime) per path, read from the database only when first needed.
+
+    A warm start whose snapshot matches every file never reads them.
+    """
+
+    def __init__(self, cache: IndexCache | None) -> None:
+        self._cache = cache
+        self._stamps: dict[str, tuple[str, int, int]] | None = None
+
+    def get(self, path: str) -> tuple[str, int, int] | None:
+        if self._stamps is None:
+            self._stamps = self._cache.load_all() if self._cache else {}
+        return self._stamps.get(path)
+
+    def loaded(self) -> set[str]:
+        return set(self._stamps or ())

@@ -30,13 +30,40 @@ class SymbolIndex:
         return sum(len(defs) for defs in self._by_file.values())
 
     def add_file(self, parsed: ParsedFile, text_hint: str = "") -> None:
-        """Index (or re-index) one file's definitions and module names."""
-        self.remove_file(parsed.path)
-        self._by_file[parsed.path] = list(parsed.definitions)
-        for definition in parsed.definitions:
-            self._by_name[definition.name].add(definition)
-            self._by_qualname[definition.qualname].add(definition)
+        """Index (or re-index) one file's definitions and module names.
+
+        Re-indexing touches only the definitions that differ from the file's
+        previous ones: after a keystroke most are equal.
+        """
+        old = self._by_file.get(parsed.path)
+        if old is None:
+            self._add(parsed.path, list(parsed.definitions), text_hint)
+            return
+        new = list(parsed.definitions)
+        kept = set(old) & set(new)
+        for definition in old:
+            if definition not in kept:
+                self._discard(self._by_name, definition.name, definition)
+                self._discard(self._by_qualname, definition.qualname, definition)
+        self._by_file[parsed.path] = new
+        for definition in new:
+            if definition not in kept:
+                self._by_name[definition.name].add(definition)
+                self._by_qualname[definition.qualname].add(definition)
         self.modules.add(parsed.path, text_hint)
+
+    def load(self, paths: Iterable[str], definitions: dict[str, list[Definition]], hints: dict[str, str]) -> None:
+        """Add files in bulk (a snapshot's): each path's definitions and module-name hint."""
+        for path in paths:
+            self._add(path, definitions.get(path, []), hints.get(path, ""))
+
+    def _add(self, path: str, definitions: list[Definition], text_hint: str) -> None:
+        self._by_file[path] = definitions
+        by_name, by_qualname = self._by_name, self._by_qualname
+        for definition in definitions:
+            by_name[definition.name].add(definition)
+            by_qualname[definition.qualname].add(definition)
+        self.modules.add(path, text_hint)
 
     def remove_file(self, path: str) -> None:
         for definition in self._by_file.pop(path, ()):

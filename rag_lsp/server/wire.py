@@ -146,6 +146,7 @@ def index_stats_json(stats: IndexStats) -> Json:
         "reused": stats.reused,
         "removed": stats.removed,
         "elapsed_ms": round(stats.elapsed_ms, 1),
+        "truncated": stats.truncated,
         "cache": stats.cache,
         "warnings": stats.warnings,
     })
@@ -160,6 +161,9 @@ def settings_json(settings: Settings) -> Json:
         "languages": dict(settings.languages),
         "cacheDir": settings.cache_dir,
         "maxFileBytes": settings.max_file_bytes,
+        "maxIndexFiles": settings.max_index_files,
+        "maxIndexBytes": settings.max_index_bytes,
+        "maxIndexSeconds": settings.max_index_seconds,
         "languageServers": {language: {camel_case(key): value for key, value in server.items()}
                             for language, server in settings.language_servers.items()},
         "languageServerTimeoutMs": settings.language_server_timeout_ms,

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import re
 import threading
+from bisect import bisect_right
 from dataclasses import dataclass, field
 
 from tree_sitter import Tree
 
 from rag_lsp import languages
+from rag_lsp.index.parsing.incremental import NodeCache
 from rag_lsp.index.parsing.parse import parse_tree
 
 ENCODINGS = ("utf-16", "utf-8", "utf-32")
@@ -73,6 +75,8 @@ class OpenDocument:
     dirty: bool = True
     # Held while the text or tree changes, so edits and re-parses from two threads never interleave.
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+    # What the last indexing found per top-level node, so the next one queries only the changed nodes.
+    nodes: NodeCache = field(default_factory=NodeCache, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.encoding not in ENCODINGS:
@@ -120,7 +124,25 @@ class OpenDocument:
                 new_end_point=_advance(start_point, inserted),
             )
         self.text = self.text[:start] + edit.text + self.text[end:]
-        self._starts = None
+        self._patch_starts(start, end, len(edit.text))
+
+    def _patch_starts(self, start: int, end: int, inserted: int) -> None:
+        """Keep the line starts after replacing ``text[start:end]`` by ``inserted`` characters.
+
+        Only the lines around the edit are searched again (one more on each
+        side, so a ``\r\n`` joined or split by the edit is seen); the starts
+        after them move by the change in length. A keystroke in a 5,000-line
+        buffer then costs a shift of a list, not a search of the whole text.
+        """
+        starts = self._starts
+        if starts is None:
+            return
+        delta = inserted - (end - start)
+        first = max(bisect_right(starts, start) - 2, 0)
+        after = bisect_right(starts, end) + 1
+        window_end = starts[after] + delta if after < len(starts) else len(self.text)
+        inside = [match.end() for match in _LINE_BREAK.finditer(self.text, starts[first], window_end)]
+        self._starts = [*starts[: first + 1], *inside, *(s + delta for s in starts[after + 1 :])]
 
     def replace_all(self, text: str) -> None:
         """A full-text change: the old tree is of no use any more."""

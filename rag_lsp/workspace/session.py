@@ -22,7 +22,7 @@ from pathlib import Path
 
 from rag_lsp.index.admission import Admission
 from rag_lsp.index.cache import default_cache_root
-from rag_lsp.index.root_index import Index, IndexStats
+from rag_lsp.index.root_index import Index, IndexBudget, IndexStats
 from rag_lsp.index.symbol_provider import IndexSymbolProvider, SymbolProvider
 from rag_lsp.index.tables import WorkspaceTables, workspace_tables
 from rag_lsp.index.walk import skip_reason
@@ -198,6 +198,7 @@ class Session:
             cache_root=Path(settings.cache_dir) if settings.cache_dir else self.cache_root,
             use_cache=self.use_cache,
             admission=Admission(settings.ignore, settings.max_file_bytes, settings.disabled_languages()),
+            budget=IndexBudget(settings.max_index_files, settings.max_index_bytes, settings.max_index_seconds),
         )
 
     def update_settings(self, raw: object) -> tuple[list[str], list[Path]]:
@@ -391,7 +392,7 @@ class Session:
         if reason:
             root.index.remove_file(rel)
             return reason
-        root.index.set_file(rel, text, tree=tree)
+        root.index.set_file(rel, text, tree=tree, reuse=document.nodes)
         return None
 
     def untrack_document(self, path: Path) -> bool:
@@ -558,4 +559,5 @@ def _tables(root: _Root) -> WorkspaceTables:
 
 def _index_shape(settings: Settings) -> tuple:
     """The settings that change what an index holds."""
-    return settings.ignore, settings.disabled_languages(), settings.cache_dir, settings.max_file_bytes
+    return (settings.ignore, settings.disabled_languages(), settings.cache_dir, settings.max_file_bytes,
+            settings.max_index_files, settings.max_index_bytes, settings.max_index_seconds)

@@ -39,6 +39,10 @@ class Settings:
     languages: dict[str, bool] = field(default_factory=dict)
     cache_dir: str | None = None
     max_file_bytes: int = 1 << 20
+    # Budgets of one root's index: files, bytes of indexed text, and seconds of one refresh (0: none).
+    max_index_files: int = 200_000
+    max_index_bytes: int = 2 << 30
+    max_index_seconds: int = 0
     # Per language: {"command", "args", "initialization_options", "enabled"} (snake_case, validated).
     language_servers: dict[str, dict] = field(default_factory=dict)
     language_server_timeout_ms: int = 1500
@@ -194,6 +198,9 @@ _VALIDATORS = {
     "languages": _languages,
     "cache_dir": _optional_path,
     "max_file_bytes": lambda key, value: _positive_int(key, value, 64 << 20),
+    "max_index_files": lambda key, value: _positive_int(key, value, 10_000_000),
+    "max_index_bytes": lambda key, value: _positive_int(key, value, 1 << 40),
+    "max_index_seconds": lambda key, value: 0 if value == 0 else _positive_int(key, value, 86_400),
     "language_servers": _language_servers,
     "language_server_timeout_ms": lambda key, value: _positive_int(key, value, 60_000),
     "language_server_calls": lambda key, value: _positive_int(key, value, 50),

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rank_bm25 import BM25Okapi
 
-from rag_lsp.index import bm25_index as bm25
+from rag_lsp.index import bm25_mutable as bm25
 from rag_lsp.index.bm25_index import BM25Index
+from rag_lsp.index.bm25_mutable import MutableBM25
+from rag_lsp.index.bm25_segment import FrozenSegment
 
 TOLERANCE = 1e-9
 
@@ -303,9 +306,9 @@ def test_replace_adds_or_overwrites() -> None:
 # edit and query behaves the same.
 
 
-def snapshot(index: BM25Index) -> dict:
-    """Return the index's whole state, with the document-frequency log folded in."""
-    index._fold_df_log()
+def snapshot(bm25_index: BM25Index) -> dict:
+    """Return the whole state of the index's mutable part."""
+    index = bm25_index.mutable
     return {
         "slot_of": list(index._slot_of.items()),
         "doc_id_at": index._doc_id_at.tolist(),
@@ -317,7 +320,6 @@ def snapshot(index: BM25Index) -> dict:
         "postings": [
             (term, p.slots.tolist(), p.tfs.tolist(), p.backs.tolist(), p.dead) for term, p in index._postings.items()
         ],
-        "df_histogram": index._df_histogram[1:].tolist(),
     }
 
 
@@ -437,7 +439,7 @@ def test_add_many_after_adds_and_removes_reuses_slots() -> None:
     batch = {10: ["rate", "ledger", "rate"], 11: ["error"], 12: ["new", "terms", "here"]}
     index.add_many(batch.items())
     docs.update(batch)
-    assert sorted(index._doc_id_at.tolist()[1:]) == sorted(docs)  # two slots were reused, one appended
+    assert sorted(index.mutable._doc_id_at.tolist()[1:]) == sorted(docs)  # two slots were reused, one appended
     assert_matches_okapi(index, docs, ["rate", "ledger", "error", "new"])
     index.remove(11)
     index.replace(10, ["ledger"])
@@ -533,3 +535,96 @@ def test_add_many_top_k_equals_sequential_top_k_including_ties() -> None:
         query = rng.choices(vocabulary, weights, k=rng.randint(1, 5))
         for k in (1, 7, 50, 400):
             assert bulk.top_k(query, k) == one_by_one.top_k(query, k)
+
+
+# The index is a frozen segment (loaded in bulk by a warm start) plus a mutable part; compacting folds the
+# mutable part in. Whatever was compacted when, the scores are BM25Okapi's over the documents indexed now.
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 15), st.lists(st.sampled_from("abcdefg"), max_size=8)), max_size=15),
+    st.lists(st.tuples(st.sampled_from(["add", "replace", "remove", "compact"]), st.integers(0, 15),
+                       st.lists(st.sampled_from("abcdefg"), max_size=8)), max_size=40),
+    st.lists(st.sampled_from(["a", "b", "c", "d", "e", "f", "g", "zz"]), min_size=1, max_size=5),
+)
+def test_edits_across_compactions_match_rebuilt_reference(initial, ops, query) -> None:
+    docs = dict(initial)
+    index, twin = BM25Index(), BM25Index()
+    index.add_many(docs.items())
+    twin.add_many(docs.items())
+    index.compact()
+    for op, doc_id, tokens in ops:
+        if op == "compact":
+            index.compact()
+        elif op == "add" and doc_id not in docs:
+            docs[doc_id] = tokens
+            index.add(doc_id, tokens)
+            twin.add(doc_id, tokens)
+        elif op == "replace":
+            docs[doc_id] = tokens
+            index.replace(doc_id, tokens)
+            twin.replace(doc_id, tokens)
+        elif op == "remove" and doc_id in docs:
+            del docs[doc_id]
+            index.remove(doc_id)
+            twin.remove(doc_id)
+        assert len(index) == len(docs) and all(doc_id in index for doc_id in docs)
+    ranked, reference = index.top_k(query, 20), twin.top_k(query, 20)
+    assert dict(ranked) == pytest.approx(dict(reference), abs=TOLERANCE)
+    assert sorted(index.lengths()[0].tolist()) == sorted(docs)
+    for term in query:
+        ids, tfs, lengths = index.postings(term)
+        assert sorted(zip(ids.tolist(), tfs.tolist(), lengths.tolist())) == sorted(
+            (doc_id, float(tokens.count(term)), len(tokens)) for doc_id, tokens in docs.items() if term in tokens)
+    if any(docs.values()):
+        assert_matches_okapi(index, docs, query)
+    else:
+        assert index.scores(query) == {}
+
+
+def test_a_segment_saved_as_arrays_loads_back_and_scores_the_same() -> None:
+    rng = random.Random(3)
+    vocabulary = [f"w{i}" for i in range(200)]
+    weights = [1 / (rank + 1) for rank in range(len(vocabulary))]
+    docs = {doc_id: zipf_doc(rng, vocabulary, weights) for doc_id in rng.sample(range(5_000), 300)}
+    index = BM25Index()
+    index.add_many(docs.items())
+    index.compact()
+    stored = {name: array.copy() for name, array in index.segment.arrays().items()}
+    loaded = BM25Index(segment=FrozenSegment.from_arrays(list(index.segment.terms), stored))
+    for _ in range(10):
+        query = rng.choices(vocabulary, weights, k=rng.randint(1, 6))
+        assert loaded.top_k(query, 15) == index.top_k(query, 15)
+        assert_matches_okapi(loaded, docs, query)
+
+
+@pytest.mark.parametrize("damage", ["pointer", "posting", "term", "order", "dtype"])
+def test_damaged_segment_arrays_are_refused(damage) -> None:
+    index = BM25Index()
+    index.add_many(HAND_CORPUS.items())
+    index.compact()
+    arrays = {name: array.copy() for name, array in index.segment.arrays().items()}
+    if damage == "pointer":
+        arrays["term_ptr"][1] = 10_000
+    elif damage == "posting":
+        arrays["post_doc"][0] = 99
+    elif damage == "term":
+        arrays["doc_terms"][0] = -1
+    elif damage == "order":
+        arrays["doc_ids"] = arrays["doc_ids"][::-1].copy()
+    else:
+        arrays["post_tf"] = arrays["post_tf"].astype(np.float64)
+    with pytest.raises(ValueError):
+        FrozenSegment.from_arrays(list(index.segment.terms), arrays)
+
+
+def test_the_mutable_part_exports_its_live_postings() -> None:
+    mutable = MutableBM25()
+    mutable.add_many(HAND_CORPUS.items())
+    mutable.remove(2)
+    terms, numbers, ids, tfs = mutable.export()
+    exported = sorted((terms[n], doc_id, tf) for n, doc_id, tf in zip(numbers.tolist(), ids.tolist(), tfs.tolist()))
+    expected = sorted((term, doc_id, float(tokens.count(term))) for doc_id, tokens in HAND_CORPUS.items()
+                      if doc_id != 2 for term in set(tokens))
+    assert exported == expected

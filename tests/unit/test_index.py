@@ -3,7 +3,7 @@
 import pytest
 from conftest import write_tree
 
-from rag_lsp.index.root_index import Index
+from rag_lsp.index.root_index import Index, IndexBudget
 from rag_lsp.index.terms import tokenize
 
 QUERIES = ["ledger post account", "convert currency rates", "rate limit", "checkout cart total"]
@@ -106,3 +106,29 @@ def test_an_edit_reindexes_only_the_chunks_whose_text_changed(ledger_root, monke
     assert [kind for kind, _ in calls] == ["add", "remove"]
     post = next(c for c in index.chunks.values() if c.qualname == "Ledger.post")
     assert (post.start_line, post.end_line) == (13, 16)
+
+
+def test_the_file_and_byte_budgets_keep_the_first_files_in_path_order(ledger_root):
+    whole = Index(ledger_root, use_cache=False)
+    assert whole.refresh().truncated is None and len(whole.files) == 6
+    paths = sorted(whole.files)
+    by_files = Index(ledger_root, use_cache=False, budget=IndexBudget(files=2))
+    stats = by_files.refresh()
+    assert (stats.files, stats.truncated) == (2, "files") and sorted(by_files.files) == paths[:2]
+    assert any("truncated" in warning for warning in stats.warnings)
+    first_two = sum((ledger_root / path).stat().st_size for path in paths[:2])
+    by_bytes = Index(ledger_root, use_cache=False, budget=IndexBudget(bytes=first_two))
+    assert (by_bytes.refresh().truncated, sorted(by_bytes.files)) == ("bytes", paths[:2])
+
+
+def test_a_spent_time_budget_keeps_what_was_indexed_and_says_so(ledger_root):
+    index = Index(ledger_root, use_cache=False)
+    index.refresh()
+    before = snapshot(index)
+    (ledger_root / "shop/currency.py").write_text("def convert_all(amounts):\n    return amounts\n")
+    index.budget = IndexBudget(seconds=1e-9)
+    stats = index.refresh()
+    assert stats.truncated == "seconds" and stats.files == 6
+    assert snapshot(index) == before
+    index.budget = IndexBudget()
+    assert index.refresh().truncated is None and index.symbols.by_name("convert_all")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from itertools import accumulate
 
 from rag_lsp.model import Chunk
 
@@ -54,9 +55,9 @@ class FileLines:
 
     def __init__(self, text: str) -> None:
         self.lines = text.splitlines(keepends=True)
-        self.starts = [0]
-        for line in self.lines:
-            self.starts.append(self.starts[-1] + len(line.encode("utf-8")))
+        # In ASCII text a line's bytes are its characters, and the sums run in C.
+        lengths = map(len, self.lines) if text.isascii() else (len(line.encode("utf-8")) for line in self.lines)
+        self.starts = [0, *accumulate(lengths)]
 
     def __len__(self) -> int:
         return len(self.lines)

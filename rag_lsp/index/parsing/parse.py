@@ -29,12 +29,12 @@ from rag_lsp.index.parsing.chunk import (
     CHUNK_KINDS,
     ChunkContext,
     FileLines,
-    Span,
     chunk_definitions,
     chunk_headings,
     chunk_lines,
 )
 from rag_lsp.index.parsing.declarations import parse_declarations
+from rag_lsp.index.parsing.incremental import Found, NodeCache
 from rag_lsp.index.parsing.nesting import FoundDefinition, resolve
 from rag_lsp.model import Import, ParsedFile, Reference
 from rag_lsp.redaction import redact
@@ -59,13 +59,15 @@ def parse_tree(language: str, source: bytes, old_tree: Tree | None = None) -> Tr
 
 
 def parse_file(path: str, text: str, *, language: str | None = None, data: bytes | None = None,
-               tree: Tree | None = None) -> ParsedFile:
+               tree: Tree | None = None, reuse: NodeCache | None = None) -> ParsedFile:
     """Everything rag_lsp indexes about one file.
 
     ``data`` is the raw content as on disk (for the blob id); it defaults to
     ``text`` encoded as UTF-8. ``tree`` lets a caller that parses
     incrementally pass the tree it already has (masking secrets keeps every
-    byte offset, so a tree of the unmasked text still fits).
+    byte offset, so a tree of the unmasked text still fits); ``reuse`` is what
+    the last parse of the same buffer found per top-level node
+    (``incremental.py``): the queries then run only over the nodes that changed.
     """
     language = language or languages.language_for_path(path)
     raw = data if data is not None else text.encode("utf-8")
@@ -76,7 +78,7 @@ def parse_file(path: str, text: str, *, language: str | None = None, data: bytes
     ctx = ChunkContext(path, language, parsed.blob_id, spec.comment, FileLines(text))
     try:
         if spec.chunker == "tree" and spec.has_grammar:
-            _parse_with_tree(parsed, ctx, text.encode("utf-8"), tree)
+            _parse_with_tree(parsed, ctx, text.encode("utf-8"), tree, reuse)
         elif spec.chunker == "declarations":
             parsed.definitions, parsed.chunks = parse_declarations(ctx)
         elif spec.chunker == "headings":
@@ -84,6 +86,8 @@ def parse_file(path: str, text: str, *, language: str | None = None, data: bytes
         else:
             parsed.chunks = chunk_lines(ctx)
     except Exception as exc:  # noqa: BLE001 - the invariant is that parsing never raises.
+        if reuse is not None:
+            reuse.clear()
         parsed.error = f"{type(exc).__name__}: {exc}"
         parsed.definitions, parsed.references, parsed.imports = [], [], []
         parsed.chunks = _safe_lines(ctx)
@@ -97,14 +101,21 @@ def _safe_lines(ctx: ChunkContext) -> list:
         return []
 
 
-def _parse_with_tree(parsed: ParsedFile, ctx: ChunkContext, source: bytes, tree: Tree | None) -> None:
+def _parse_with_tree(parsed: ParsedFile, ctx: ChunkContext, source: bytes, tree: Tree | None,
+                     reuse: NodeCache | None) -> None:
     tree = tree or parse_tree(parsed.language, source)
     if tree is None:
         raise RuntimeError(f"no grammar for {parsed.language}")
     extractor = _Extractor(parsed, ctx, source)
-    extractor.tags(tree.root_node)
-    extractor.imports(tree.root_node)
-    parsed.chunks = chunk_definitions(ctx, extractor.spans)
+    if reuse is None:
+        found = extractor.extract(tree.root_node, None)
+    else:
+        found = reuse.extract(parsed.language, tree.root_node, source, extractor.extract)
+    parsed.definitions, spans = resolve(parsed.path, extractor.spec, found.definitions)
+    parsed.references = [Reference(name, parsed.path, line, kind) for name, line, kind in found.sorted_references()]
+    parsed.imports = [Import(module, parsed.path, line, names, aliases)
+                      for _, module, line, names, aliases in found.sorted_imports()]
+    parsed.chunks = chunk_definitions(ctx, spans)
 
 
 @dataclass(slots=True)
@@ -116,25 +127,31 @@ class _RawDefinition:
 
 
 class _Extractor:
-    """Runs one file's queries and turns captures into model objects."""
+    """Runs one file's queries and turns captures into found definitions, references and imports."""
 
     def __init__(self, parsed: ParsedFile, ctx: ChunkContext, source: bytes) -> None:
         self.parsed = parsed
         self.ctx = ctx
         self.source = source
         self.spec = languages.spec(parsed.language)
-        self.spans: list[Span] = []
 
     def text(self, node: Node) -> str:
         return self.source[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
-    def tags(self, root: Node) -> None:
+    def extract(self, root: Node, ranges: list[tuple[int, int]] | None) -> Found:
+        """What the queries find in the whole tree, or in the nodes overlapping the byte ranges."""
+        found = Found()
+        for byte_range in ranges if ranges is not None else [None]:
+            self._tags(root, byte_range, found)
+            self._imports(root, byte_range, found)
+        return found
+
+    def _tags(self, root: Node, byte_range: tuple[int, int] | None, found: Found) -> None:
         query = languages.ts_query(self.parsed.language, "tags")
         if query is None:
             return
         raw: dict[tuple[int, int, str], _RawDefinition] = {}
-        references: set[tuple[str, int, str]] = set()
-        for _, captures in languages.query_matches(query, root):
+        for _, captures in languages.query_matches(query, root, byte_range):
             names = captures.get("name")
             if not names:
                 continue
@@ -149,25 +166,17 @@ class _Extractor:
                         _clean_container(self.text(container[0])) if container else None,
                     ))
                 elif capture.startswith("reference."):
-                    references.add((name, names[0].start_point[0] + 1, capture.removeprefix("reference.")))
-        self._definitions(list(raw.values()))
-        self.parsed.references = [
-            Reference(name, self.parsed.path, line, kind) for name, line, kind in sorted(references, key=_ref_key)
-        ]
-
-    def _definitions(self, raw: list[_RawDefinition]) -> None:
-        """Record definitions (owners resolved by nesting) and their chunk spans."""
-        found = []
-        for item in raw:
+                    found.references.add((name, names[0].start_point[0] + 1, capture.removeprefix("reference."),
+                                          names[0].start_byte))
+        for item in raw.values():
             start_node = self._extended_start(item.node)
-            found.append(FoundDefinition(
+            found.definitions.append(FoundDefinition(
                 name=item.name, kind=item.kind, container=item.container,
                 extent=(item.node.start_byte, item.node.end_byte),
                 start_line=start_node.start_point[0] + 1, end_line=_end_line(item.node),
                 start_byte=start_node.start_byte, end_byte=item.node.end_byte,
                 signature=self._signature(item.node) if item.kind in CHUNK_KINDS else "",
             ))
-        self.parsed.definitions, self.spans = resolve(self.parsed.path, self.spec, found)
 
     def _extended_start(self, node: Node) -> Node:
         """The node where a definition's chunk starts: wrappers, then attached comments."""
@@ -201,12 +210,11 @@ class _Extractor:
         lines = text.splitlines()[:MAX_SIGNATURE_LINES]
         return "\n".join(lines).rstrip("{").rstrip()
 
-    def imports(self, root: Node) -> None:
+    def _imports(self, root: Node, byte_range: tuple[int, int] | None, found: Found) -> None:
         query = languages.ts_query(self.parsed.language, "imports")
         if query is None:
             return
-        grouped: dict[tuple[int, str], tuple[int, set[str], set[tuple[str, str]]]] = {}
-        for _, captures in languages.query_matches(query, root):
+        for _, captures in languages.query_matches(query, root, byte_range):
             statements, modules = captures.get("import"), captures.get("import.module")
             if not statements or not modules:
                 continue
@@ -215,13 +223,9 @@ class _Extractor:
             aliases = [self.text(n) for n in captures.get("import.alias", ())]
             for module_node in modules:
                 module = self.text(module_node).strip(_QUOTES)
-                entry = grouped.setdefault((statements[0].start_byte, module), (line, set(), set()))
+                entry = found.imports.setdefault((statements[0].start_byte, module), (line, set(), set()))
                 entry[1].update(names)
                 entry[2].update(_alias_pairs(names, aliases))
-        self.parsed.imports = [
-            Import(module, self.parsed.path, line, tuple(sorted(names)), tuple(sorted(aliases)))
-            for (_, module), (line, names, aliases) in sorted(grouped.items())
-        ]
 
 
 def _alias_pairs(names: list[str], aliases: list[str]) -> list[tuple[str, str]]:
@@ -246,6 +250,3 @@ def _clean_container(text: str) -> str:
         text = text.split(bracket, 1)[0]
     return text.replace("::", ".").strip(". ")
 
-
-def _ref_key(ref: tuple[str, int, str]) -> tuple[int, str, str]:
-    return ref[1], ref[0], ref[2]

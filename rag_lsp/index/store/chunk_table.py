@@ -1,0 +1,136 @@
+"""The index's chunks by id: stored columns read from a snapshot, plus the chunks indexed since.
+
+A warm start must not build 57,000 ``Chunk`` objects and hold their text a
+second time: the stored chunks stay as columns and their text stays in the
+mapped snapshot file, and a ``Chunk`` is built when one is asked for (the last
+few thousand built are kept, since a ranking asks for the same ones again and
+again). Chunks indexed after the snapshot (edits, changed files) are ordinary
+objects until the next snapshot takes them in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from rag_lsp.model import Chunk
+
+# Chunks built from columns that are kept for the next time they are asked for.
+MEMO_SIZE = 8192
+
+
+@dataclass(slots=True)
+class StoredChunks:
+    """Chunks as columns, row by row in ascending id, with their text in one blob (UTF-8)."""
+
+    ids: np.ndarray
+    file: np.ndarray
+    lines: np.ndarray  # (rows × 2) start and end line
+    spans: np.ndarray  # (rows × 2) start and end byte
+    symbol: np.ndarray  # string number, or -1 for none
+    qualname: np.ndarray
+    kind: np.ndarray
+    text_ptr: np.ndarray  # rows + 1 offsets into ``text``
+    text: memoryview
+    strings: list[str]
+    files: list[tuple[str, str, str]]  # path, language, blob id
+
+    def row_of(self, chunk_id: int) -> int:
+        row = int(np.searchsorted(self.ids, chunk_id))
+        return row if row < len(self.ids) and self.ids[row] == chunk_id else -1
+
+    def build(self, row: int) -> Chunk:
+        path, language, blob = self.files[self.file[row]]
+        symbol, qualname = int(self.symbol[row]), int(self.qualname[row])
+        start, end = int(self.text_ptr[row]), int(self.text_ptr[row + 1])
+        return Chunk(path, int(self.lines[row, 0]), int(self.lines[row, 1]), int(self.spans[row, 0]),
+                     int(self.spans[row, 1]), self.strings[symbol] if symbol >= 0 else None,
+                     self.strings[qualname] if qualname >= 0 else None, self.strings[self.kind[row]],
+                     language, blob, str(self.text[start:end], "utf-8", "replace"))
+
+    def content(self, row: int) -> str:
+        return str(self.text[int(self.text_ptr[row]) : int(self.text_ptr[row + 1])], "utf-8", "replace")
+
+
+class ChunkTable(Mapping[int, Chunk]):
+    """Chunk id → ``Chunk``: stored rows (minus those removed or replaced since) and live objects."""
+
+    def __init__(self) -> None:
+        self.live: dict[int, Chunk] = {}
+        self.stored: StoredChunks | None = None
+        # Stored rows no longer in the table (removed, or replaced by a live object).
+        self._gone: set[int] = set()
+        self._memo: dict[int, Chunk] = {}
+
+    def rebase(self, stored: StoredChunks | None) -> None:
+        """Make ``stored`` the whole table (it holds every chunk the table holds now)."""
+        self.stored, self.live, self._gone, self._memo = stored, {}, set(), {}
+
+    def __getitem__(self, chunk_id: int) -> Chunk:
+        found = self.live.get(chunk_id)
+        if found is not None:
+            return found
+        found = self._memo.get(chunk_id)
+        if found is not None:
+            return found
+        row = self._row(chunk_id)
+        if row < 0 or self.stored is None:
+            raise KeyError(chunk_id)
+        chunk = self.stored.build(row)
+        if len(self._memo) >= MEMO_SIZE:
+            del self._memo[next(iter(self._memo))]
+        self._memo[chunk_id] = chunk
+        return chunk
+
+    def content(self, chunk_id: int) -> str:
+        """A chunk's text, without building the chunk when it is stored."""
+        found = self.live.get(chunk_id)
+        if found is not None:
+            return found.content
+        row = self._row(chunk_id)
+        if row < 0 or self.stored is None:
+            raise KeyError(chunk_id)
+        return self.stored.content(row)
+
+    def __contains__(self, chunk_id: object) -> bool:
+        return chunk_id in self.live or (isinstance(chunk_id, int) and self._row(chunk_id) >= 0)
+
+    def __len__(self) -> int:
+        stored = len(self.stored.ids) if self.stored is not None else 0
+        return stored - len(self._gone) + len(self.live)
+
+    def __iter__(self) -> Iterator[int]:
+        if self.stored is not None:
+            gone = self._gone
+            yield from (chunk_id for chunk_id in self.stored.ids.tolist() if chunk_id not in gone)
+        yield from list(self.live)
+
+    def __setitem__(self, chunk_id: int, chunk: Chunk) -> None:
+        if chunk_id not in self.live and self._row(chunk_id) >= 0:
+            self._gone.add(chunk_id)
+        self._memo.pop(chunk_id, None)
+        self.live[chunk_id] = chunk
+
+    def __delitem__(self, chunk_id: int) -> None:
+        if self.live.pop(chunk_id, None) is None:
+            if self._row(chunk_id) < 0:
+                raise KeyError(chunk_id)
+            self._gone.add(chunk_id)
+        self._memo.pop(chunk_id, None)
+
+    def stored_rows(self) -> np.ndarray:
+        """The stored rows still in the table."""
+        if self.stored is None:
+            return np.zeros(0, dtype=np.int64)
+        keep = np.ones(len(self.stored.ids), dtype=bool)
+        if self._gone:
+            gone = np.fromiter(self._gone, dtype=np.int64, count=len(self._gone))
+            keep[np.searchsorted(self.stored.ids, gone)] = False
+        return np.flatnonzero(keep)
+
+    def _row(self, chunk_id: int) -> int:
+        if self.stored is None or chunk_id in self._gone:
+            return -1
+        return self.stored.row_of(chunk_id)

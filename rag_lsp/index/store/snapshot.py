@@ -1,0 +1,294 @@
+"""The whole index of one root as one snapshot file: saved after a refresh, loaded in bulk by a warm start.
+
+What a warm start used to rebuild file by file from the SQLite cache (chunk,
+definition and reference objects, BM25 postings re-added token by token) is
+stored here in the form it is used in, so that loading is reading arrays:
+
+- files: paths, blob ids, sizes, mtimes (freshness: size and mtime, then the
+  blob id), languages, parse errors and their chunk ids;
+- chunks: columns and their text (read from the mapped file when a chunk is
+  asked for, never all at once);
+- the BM25 segment (``bm25_segment.py``) with its vocabulary;
+- definitions, references and imports, as columns (built into the symbol
+  table's objects at load: the symbol table, the module map and the code graph
+  read them all on the first question anyway).
+
+Strings that repeat (names, kinds, languages) are stored once in a string
+table. ``load`` checks what it reads (sizes, ranges, ascending ids) and raises
+``SnapshotError`` rather than handing back an index that could fail later.
+"""
+
+from __future__ import annotations
+
+import marshal
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, BinaryIO
+
+import numpy as np
+
+from rag_lsp.index.bm25_segment import ARRAY_NAMES, FrozenSegment
+from rag_lsp.index.store.chunk_table import StoredChunks
+from rag_lsp.index.store.snapshot_file import SnapshotError, SnapshotFile, SnapshotWriter
+from rag_lsp.model import Definition, Import, Reference
+
+if TYPE_CHECKING:
+    from rag_lsp.index.root_index import Index
+
+FORMAT = 1
+
+
+@dataclass(slots=True)
+class StoredFile:
+    """One file's record in a snapshot."""
+
+    path: str
+    blob_id: str
+    language: str
+    size: int
+    mtime_ns: int
+    chunk_ids: list[int]
+    error: str | None
+
+
+@dataclass(slots=True)
+class Loaded:
+    """Everything a snapshot holds, ready to install."""
+
+    meta: dict
+    files: list[StoredFile]
+    chunks: StoredChunks
+    segment: FrozenSegment
+    definitions: dict[str, list[Definition]]
+    references: dict[str, list[Reference]]
+    imports: dict[str, list[Import]]
+    hints: dict[str, str]
+
+
+class _Strings:
+    """A string table being written: each distinct string gets a number."""
+
+    def __init__(self) -> None:
+        self.numbers: dict[str, int] = {}
+
+    def __call__(self, text: str | None) -> int:
+        if text is None:
+            return -1
+        number = self.numbers.get(text)
+        if number is None:
+            number = self.numbers[text] = len(self.numbers)
+        return number
+
+    def encoded(self) -> bytes:
+        return "\0".join(self.numbers).encode("utf-8", "surrogatepass")
+
+
+def save(index: Index, writer: SnapshotWriter, meta: dict) -> BinaryIO:
+    """Write ``index`` (its BM25 index compacted) and commit; call under the index's lock."""
+    strings = _Strings()
+    paths = sorted(index.files)
+    entries = [index.files[path] for path in paths]
+    writer.blob("paths", "\0".join(paths).encode("utf-8", "surrogatepass"))
+    writer.blob("blob_ids", bytes.fromhex("".join(entry.blob_id for entry in entries)))
+    writer.array("file_size", np.array([e.size for e in entries], dtype=np.int64))
+    writer.array("file_mtime", np.array([e.mtime_ns for e in entries], dtype=np.int64))
+    writer.array("file_language", np.array([strings(e.language) for e in entries], dtype=np.int32))
+    writer.array("file_error", np.array([strings(e.error) for e in entries], dtype=np.int32))
+    writer.array("file_chunk_ptr", np.cumsum([0, *(len(e.chunk_ids) for e in entries)], dtype=np.int64))
+    writer.array("file_chunks", np.fromiter((i for e in entries for i in e.chunk_ids), dtype=np.int64))
+    _save_chunks(index, paths, strings, writer)
+    _save_symbols(index, paths, strings, writer)
+    segment = index.bm25.segment
+    writer.blob("bm25_terms", "\0".join(segment.terms).encode("utf-8", "surrogatepass"))
+    for name, values in segment.arrays().items():
+        writer.array(f"bm25_{name}", values)
+    writer.blob("strings", strings.encoded())
+    return writer.commit({**meta, "format": FORMAT, "files": len(paths)})
+
+
+def _save_chunks(index: Index, paths: list[str], strings: _Strings, writer: SnapshotWriter) -> None:
+    """Chunk columns in ascending id, and their texts streamed in the same order (never all in memory)."""
+    table = index.chunks
+    stored = table.stored
+    owners = [(chunk_id, number) for number, path in enumerate(paths) for chunk_id in index.files[path].chunk_ids]
+    owners.sort()
+    columns = np.zeros((len(owners), 9), dtype=np.int64)
+    lengths = np.zeros(len(owners), dtype=np.int64)
+
+    def texts():
+        for position, (chunk_id, number) in enumerate(owners):
+            chunk = table.live.get(chunk_id)
+            row = stored.row_of(chunk_id) if chunk is None and stored is not None else -1
+            if row >= 0 and stored is not None:
+                columns[position] = (chunk_id, number, stored.lines[row, 0], stored.lines[row, 1],
+                                     stored.spans[row, 0], stored.spans[row, 1],
+                                     _restring(stored, strings, int(stored.symbol[row])),
+                                     _restring(stored, strings, int(stored.qualname[row])),
+                                     _restring(stored, strings, int(stored.kind[row])))
+                text: bytes | memoryview = stored.text[int(stored.text_ptr[row]) : int(stored.text_ptr[row + 1])]
+            else:
+                chunk = table[chunk_id]
+                columns[position] = (chunk_id, number, chunk.start_line, chunk.end_line, chunk.start_byte,
+                                     chunk.end_byte, strings(chunk.symbol), strings(chunk.qualname),
+                                     strings(chunk.kind))
+                text = chunk.content.encode("utf-8", "surrogatepass")
+            lengths[position] = len(text)
+            yield text
+
+    writer.blob("chunk_text", texts())
+    writer.array("chunk_ids", columns[:, 0].copy())
+    writer.array("chunk_file", columns[:, 1].astype(np.int32))
+    writer.array("chunk_lines", columns[:, 2:4].astype(np.int32).ravel())
+    writer.array("chunk_spans", columns[:, 4:6].ravel())
+    writer.array("chunk_symbol", columns[:, 6].astype(np.int32))
+    writer.array("chunk_qualname", columns[:, 7].astype(np.int32))
+    writer.array("chunk_kind", columns[:, 8].astype(np.int32))
+    writer.array("chunk_text_ptr", np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64))
+
+
+def _restring(stored: StoredChunks, strings: _Strings, number: int) -> int:
+    return strings(stored.strings[number]) if number >= 0 else -1
+
+
+def _save_symbols(index: Index, paths: list[str], strings: _Strings, writer: SnapshotWriter) -> None:
+    definitions: list[tuple[int, ...]] = []
+    references: list[tuple[int, int, int, int]] = []
+    imports: dict[int, list] = {}
+    hints: dict[int, str] = {}
+    for number, path in enumerate(paths):
+        for d in index.symbols.in_file(path):
+            definitions.append((number, strings(d.name), strings(d.qualname), strings(d.kind), strings(d.container),
+                                d.start_line, d.end_line, d.start_byte, d.end_byte))
+        references.extend((number, strings(r.name), r.line, strings(r.kind)) for r in index.references.get(path, ()))
+        found = index.imports.get(path)
+        if found:
+            imports[number] = [[i.module, i.line, list(i.names), [list(pair) for pair in i.aliases]] for i in found]
+        hint = index.symbols.modules.hint(path)
+        if hint:
+            hints[number] = hint
+    writer.array("definitions", np.array(definitions, dtype=np.int64).ravel())
+    writer.array("references", np.array(references, dtype=np.int64).ravel())
+    writer.blob("imports", marshal.dumps({"imports": imports, "hints": hints}))
+
+
+def load(source: SnapshotFile, expected: dict) -> Loaded:
+    """What a snapshot holds; ``SnapshotError`` when it is damaged or was not made for ``expected``."""
+    meta = source.meta
+    if meta.get("format") != FORMAT or any(meta.get(key) != value for key, value in expected.items()):
+        raise SnapshotError("snapshot made by another version or for another cache")
+    try:
+        return _load(source, meta)
+    except (IndexError, KeyError, TypeError, ValueError, UnicodeDecodeError, EOFError) as exc:
+        raise SnapshotError(f"snapshot is damaged: {exc}") from exc
+
+
+def _split(blob: memoryview) -> list[str]:
+    return str(blob, "utf-8", "surrogatepass").split("\0") if len(blob) else []
+
+
+def reopen(source: SnapshotFile) -> tuple[StoredChunks, FrozenSegment]:
+    """The chunk columns and BM25 segment of a snapshot just written: what the index then serves from it."""
+    strings = _split(source.blob("strings"))
+    files = _load_files(source, strings)
+    return _load_chunks(source, strings, files), _load_segment(source)
+
+
+def _load_segment(source: SnapshotFile) -> FrozenSegment:
+    terms = _split(source.blob("bm25_terms"))
+    return FrozenSegment.from_arrays(terms, {name: source.array(f"bm25_{name}") for name in ARRAY_NAMES})
+
+
+def _load(source: SnapshotFile, meta: dict) -> Loaded:
+    strings = _split(source.blob("strings"))
+    files = _load_files(source, strings)
+    paths = [f.path for f in files]
+    chunks = _load_chunks(source, strings, files)
+    _require(np.array_equal(np.sort(source.array("file_chunks")), chunks.ids), "chunk ids of files")
+    segment = _load_segment(source)
+    _require(np.array_equal(segment.doc_ids, chunks.ids), "BM25 documents")
+    definitions, references = _load_symbols(source, strings, paths)
+    extra = marshal.loads(source.blob("imports"))
+    imports = {paths[number]: [Import(module, paths[number], line, tuple(names), tuple(tuple(p) for p in aliases))
+                               for module, line, names, aliases in found]
+               for number, found in extra["imports"].items()}
+    hints = {paths[number]: hint for number, hint in extra["hints"].items()}
+    return Loaded(meta, files, chunks, segment, definitions, references, imports, hints)
+
+
+def _load_files(source: SnapshotFile, strings: list[str]) -> list[StoredFile]:
+    paths = _split(source.blob("paths"))
+    count = len(paths)
+    if source.meta.get("files") != count:
+        raise SnapshotError("snapshot file table is incomplete")
+    blob_ids = bytes(source.blob("blob_ids")).hex()
+    size, mtime = source.array("file_size"), source.array("file_mtime")
+    language, error = source.array("file_language"), source.array("file_error")
+    pointer, file_chunks = source.array("file_chunk_ptr"), source.array("file_chunks")
+    _require(len(blob_ids) == 40 * count and len(size) == len(mtime) == len(language) == len(error) == count
+             and len(pointer) == count + 1 and _rising(pointer, len(file_chunks)), "file columns")
+    _require(_within(language, len(strings)) and _within(error, len(strings), -1), "file strings")
+    chunk_ids_of = np.split(file_chunks, pointer[1:-1]) if count else []
+    languages, errors = language.tolist(), error.tolist()
+    return [StoredFile(path, blob_ids[40 * i : 40 * i + 40], strings[languages[i]], int(size[i]), int(mtime[i]),
+                       chunk_ids_of[i].tolist(), strings[errors[i]] if errors[i] >= 0 else None)
+            for i, path in enumerate(paths)]
+
+
+def _load_chunks(source: SnapshotFile, strings: list[str], files: list[StoredFile]) -> StoredChunks:
+    ids = source.array("chunk_ids")
+    rows = len(ids)
+    text = source.blob("chunk_text")
+    chunks = StoredChunks(
+        ids=ids, file=source.array("chunk_file"), lines=source.array("chunk_lines").reshape(-1, 2),
+        spans=source.array("chunk_spans").reshape(-1, 2), symbol=source.array("chunk_symbol"),
+        qualname=source.array("chunk_qualname"), kind=source.array("chunk_kind"),
+        text_ptr=source.array("chunk_text_ptr"), text=text, strings=strings,
+        files=[(f.path, f.language, f.blob_id) for f in files])
+    _require(len(chunks.file) == len(chunks.lines) == len(chunks.spans) == len(chunks.symbol) == rows
+             and len(chunks.qualname) == len(chunks.kind) == rows and len(chunks.text_ptr) == rows + 1
+             and _rising(chunks.text_ptr, len(text)) and (rows < 2 or bool(np.all(np.diff(ids) > 0))),
+             "chunk columns")
+    _require(_within(chunks.file, len(files)) and _within(chunks.kind, len(strings))
+             and _within(chunks.symbol, len(strings), -1) and _within(chunks.qualname, len(strings), -1),
+             "chunk references")
+    return chunks
+
+
+def _load_symbols(source: SnapshotFile, strings: list[str], paths: list[str]
+                  ) -> tuple[dict[str, list[Definition]], dict[str, list[Reference]]]:
+    rows = source.array("definitions")
+    _require(len(rows) % 9 == 0, "definition columns")
+    rows = rows.reshape(-1, 9)
+    _require(_within(rows[:, 0], len(paths)) and _within(rows[:, 1:4], len(strings))
+             and _within(rows[:, 4], len(strings), -1), "definitions")
+    definitions: dict[str, list[Definition]] = {}
+    for number, name, qualname, kind, container, *numbers in rows.tolist():
+        path = paths[number]
+        definitions.setdefault(path, []).append(Definition(
+            strings[name], strings[qualname], strings[kind], path, *numbers,
+            container=strings[container] if container >= 0 else None))
+    found = source.array("references")
+    _require(len(found) % 4 == 0, "reference columns")
+    found = found.reshape(-1, 4)
+    _require(_within(found[:, 0], len(paths)) and _within(found[:, [1, 3]], len(strings)), "references")
+    references: dict[str, list[Reference]] = {}
+    if len(found):
+        bounds = np.flatnonzero(np.diff(found[:, 0])) + 1
+        for group in np.split(found, bounds):
+            path = paths[int(group[0, 0])]
+            references[path] = [Reference(strings[name], path, line, strings[kind])
+                                for _, name, line, kind in group.tolist()]
+    return definitions, references
+
+
+def _require(condition: bool, what: str) -> None:
+    if not condition:
+        raise SnapshotError(f"snapshot {what} are inconsistent")
+
+
+def _rising(pointer: np.ndarray, end: int) -> bool:
+    return len(pointer) > 0 and pointer[0] == 0 and pointer[-1] == end and bool(np.all(np.diff(pointer) >= 0))
+
+
+def _within(values: np.ndarray, bound: int, low: int = 0) -> bool:
+    return not values.size or (int(values.min()) >= low and int(values.max()) < bound)
+

@@ -1,0 +1,137 @@
+"""The snapshot: a warm start loads the whole index in bulk and answers as a fresh index does; a damaged,
+stale or unwritable snapshot costs a rebuild and a warning, never a failure."""
+
+import os
+
+import pytest
+from conftest import write_tree
+from test_index import snapshot
+
+from rag_lsp.index.root_index import Index
+from rag_lsp.index.store.snapshot_file import SnapshotError, SnapshotFile, SnapshotWriter
+
+
+def fresh(root) -> Index:
+    index = Index(root, use_cache=False)
+    index.refresh()
+    return index
+
+
+def test_a_warm_start_loads_the_snapshot_and_answers_like_a_fresh_index(ledger_root):
+    Index(ledger_root).refresh()
+    warm = Index(ledger_root)
+    stats = warm.refresh()
+    assert (stats.parsed, stats.reused) == (0, 6)
+    assert warm.chunks.stored is not None and not warm.chunks.live
+    assert snapshot(warm) == snapshot(fresh(ledger_root))
+    assert [d.path for d in warm.symbols.lookup("Ledger.post")] == ["shop/ledger.py"]
+    assert warm.imports == {p: i for p, i in fresh(ledger_root).imports.items() if i}
+    assert warm.references == {p: r for p, r in fresh(ledger_root).references.items() if r}
+
+
+def test_edits_after_a_warm_start_equal_a_fresh_index(ledger_root):
+    Index(ledger_root).refresh()
+    live = Index(ledger_root)
+    live.refresh()
+    new_ledger = (ledger_root / "shop/ledger.py").read_text().replace("def post", "def post_entry")
+    live.set_file("shop/ledger.py", new_ledger)
+    live.remove_file("web/format.ts")
+    live.set_file("shop/audit.py", "def audit(ledger):\n    return ledger.accounts\n")
+    (ledger_root / "shop/ledger.py").write_text(new_ledger)
+    (ledger_root / "web/format.ts").unlink()
+    (ledger_root / "shop/audit.py").write_text("def audit(ledger):\n    return ledger.accounts\n")
+    assert snapshot(live) == snapshot(fresh(ledger_root))
+    # Saving again and loading that equals it too.
+    live.save()
+    assert snapshot(live) == snapshot(fresh(ledger_root))
+
+
+def test_files_changed_since_the_snapshot_are_parsed_again(ledger_root):
+    Index(ledger_root).refresh()
+    (ledger_root / "shop/currency.py").write_text("def convert_all(amounts):\n    return amounts\n")
+    (ledger_root / "shop/limits.py").unlink()
+    (ledger_root / "shop/added.py").write_text("def added():\n    return 1\n")
+    warm = Index(ledger_root)
+    stats = warm.refresh()
+    assert (stats.parsed, stats.removed) == (2, 1)
+    assert snapshot(warm) == snapshot(fresh(ledger_root))
+    assert Index(ledger_root).refresh().parsed == 0
+
+
+@pytest.mark.parametrize("damage", ["truncated", "garbage", "table", "postings"])
+def test_a_damaged_snapshot_is_rebuilt_with_a_warning(ledger_root, damage):
+    first = Index(ledger_root)
+    first.refresh()
+    path = first.cache.snapshot_path
+    first.close()
+    data = bytearray(path.read_bytes())
+    if damage == "truncated":
+        data = data[: len(data) // 2]
+    elif damage == "garbage":
+        data = bytearray(b"not a snapshot" * 50)
+    elif damage == "table":
+        data[-40] ^= 0xFF
+    else:
+        # Inside the entries: the table is intact, the arrays' contents are not.
+        for offset in range(16, len(data) // 2, 7):
+            data[offset] = 0xFF
+    path.write_bytes(bytes(data))
+    index = Index(ledger_root)
+    stats = index.refresh()
+    assert any("snapshot" in warning for warning in stats.warnings)
+    assert snapshot(index) == snapshot(fresh(ledger_root))
+    assert Index(ledger_root).refresh().reused == 6
+
+
+def test_a_snapshot_of_another_cache_database_is_not_loaded(ledger_root):
+    first = Index(ledger_root)
+    first.refresh()
+    kept = first.cache.snapshot_path.read_bytes()
+    first.close()
+    first.cache.path.unlink()
+    # A new database (another epoch) beside the old snapshot.
+    Index(ledger_root).close()
+    first.cache.snapshot_path.write_bytes(kept)
+    stats = Index(ledger_root).refresh()
+    assert stats.parsed == 6
+
+
+def test_an_unwritable_snapshot_keeps_the_index_in_memory(ledger_root):
+    index = Index(ledger_root)
+    index.cache.snapshot_path.mkdir(parents=True)
+    stats = index.refresh()
+    assert stats.files == 6 and index.chunks.live
+    assert any("snapshot not written" in warning for warning in stats.warnings)
+    assert snapshot(index) == snapshot(fresh(ledger_root))
+
+
+def test_a_reader_keeps_its_snapshot_while_another_process_replaces_it(tmp_path):
+    import numpy as np
+
+    target = tmp_path / "index.snapshot"
+    for value in (1, 2):
+        writer = SnapshotWriter(target)
+        writer.array("numbers", np.full(1000, value, dtype=np.int64))
+        writer.commit({"value": value}).close()
+        if value == 1:
+            reader = SnapshotFile(target)
+    assert reader.meta == {"value": 1} and set(reader.array("numbers").tolist()) == {1}
+    assert SnapshotFile(target).meta == {"value": 2}
+    assert [p.name for p in tmp_path.iterdir()] == ["index.snapshot"]
+    target.write_bytes(b"")
+    with pytest.raises(SnapshotError):
+        SnapshotFile(target)
+
+
+def test_many_files_are_moved_into_snapshots_while_indexing(tmp_path, monkeypatch):
+    monkeypatch.setattr("rag_lsp.index.root_index.REBASE_CHUNKS", 20)
+    files = {f"pkg/mod_{i:03}.py": f"def function_{i}(x):\n    return x + {i}\n" for i in range(150)}
+    root = write_tree(tmp_path / "many", files)
+    index = Index(root)
+    index.refresh()
+    assert len(index.chunks) == 150 and not index.chunks.live
+    assert snapshot(index) == snapshot(fresh(root))
+    assert os.path.getsize(index.cache.snapshot_path) > 0
+    warm = Index(root)
+    assert warm.refresh().parsed == 0
+    assert snapshot(warm) == snapshot(index)
