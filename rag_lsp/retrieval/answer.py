@@ -71,6 +71,7 @@ class ContextItem:
     strategies: tuple[str, ...]
     sources: tuple[str, ...]
     content: str
+    # The tokens of ``content`` and of the item's relationship lists (``callers``, ``callees``).
     tokens: int
     # ``ranked``, or ``dependency``: a definition a top place uses, shown after the ranked places.
     source: str = "ranked"
@@ -157,9 +158,7 @@ class ContextAnswer:
     # The checkout of each root asked (``commit`` None outside git), and when the answer was made (ISO 8601, UTC).
     checkouts: tuple[Checkout, ...] = ()
     answered_at: str = ""
-    # Tokens of the relationship lists (callers, callees), which belong to no item's text.
-    list_tokens: int = 0
 
     @property
     def tokens(self) -> int:
-        return sum(item.tokens for item in self.items) + self.list_tokens
+        return sum(item.tokens for item in self.items)

@@ -151,7 +151,6 @@ def assemble(query: Query, request: ContextRequest, roots: Sequence[RootRanking]
                                 composition.bundle_chars),
         checkouts=checkouts,
         answered_at=datetime.now(UTC).isoformat(timespec="seconds"),
-        list_tokens=composition.list_tokens,
     )
 
 

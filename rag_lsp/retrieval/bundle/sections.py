@@ -39,13 +39,11 @@ _STANDARD = 1
 
 @dataclass(frozen=True, slots=True)
 class Composition:
-    """A packed bundle: its items, its sections (task mode), the tokens of its relationship lists, whether
-    something was left out or cut, and what sufficiency reads (the kinds of content present, whether code is
+    """A packed bundle: its items, its sections (task mode), whether something was left out or cut, and what sufficiency reads (the kinds of content present, whether code is
     shown, the longest docstring shown, the bundle's characters)."""
 
     items: tuple[ContextItem, ...]
     sections: tuple[SectionReport, ...]
-    list_tokens: int
     truncated: bool
     present: frozenset[str]
     has_source: bool
@@ -86,10 +84,11 @@ class _Bundle:
             verbosity_level(request.verbosity) >= _STANDARD
         self.raw_cap = int(request.budget_tokens * RAW_SOURCE_SHARE)
         self.known = dict(request.known)
-        self.used = self.raw_used = self.list_tokens = self.list_chars = 0
+        self.used = self.raw_used = self.list_chars = 0
         self.truncated = False
         self.shown: dict[int, tuple[Placed, _Shown, int, str | None]] = {}
-        self.lists: dict[tuple[int, str], tuple[tuple[Relation, ...], int]] = {}
+        # The relationship lists packed, by owner and section: the relations, their total and the list's tokens.
+        self.lists: dict[tuple[int, str], tuple[tuple[Relation, ...], int, int]] = {}
         self.unchanged_files: set[tuple[str, str]] = set()
         # Per section: tokens, entries, entries left out for the budget.
         self.reports: dict[str, list[int]] = {}
@@ -123,6 +122,10 @@ class _Bundle:
         facts = self.facts(place)
         summary = facts.summary.text if facts is not None and facts.summary.text else place.content
         return _Shown(self.tokenizer.truncate(summary, limit), "summary")
+
+    def shows_file(self, place: Placed) -> bool:
+        return any((shown.root, shown.chunk.path) == (place.root, place.chunk.path)
+                   for shown, *_ in self.shown.values())
 
     def take(self, section: str, text: str) -> tuple[str, int] | None:
         """Room for a piece in a section: its (possibly cut) text and cost, or None when it does not fit."""
@@ -176,9 +179,8 @@ class _Bundle:
                 report[2] += 1
                 continue
             self.used += cost
-            self.list_tokens += cost
             self.list_chars += len(text)
-            self.lists[(position, section)] = (found, total)
+            self.lists[(position, section)] = (found, total, cost)
             report[0] += cost
             report[1] += 1
 
@@ -186,9 +188,11 @@ class _Bundle:
         items = []
         docstring = 0
         for position, (place, shown, cost, section) in sorted(self.shown.items()):
-            callers, callers_total = self.lists.get((position, "callers"), ((), 0))
-            callees, callees_total = self.lists.get((position, "callees"), ((), 0))
-            items.append(item_of(place, shown.text, cost, section=section, shown=shown.form, known=shown.known,
+            callers, callers_total, callers_cost = self.lists.get((position, "callers"), ((), 0, 0))
+            callees, callees_total, callees_cost = self.lists.get((position, "callees"), ((), 0, 0))
+            # An item's tokens are its text's and its lists', so that the items' tokens add up to the answer's.
+            items.append(item_of(place, shown.text, cost + callers_cost + callees_cost, section=section,
+                                 shown=shown.form, known=shown.known,
                                  commit=_commit(self.gathered, place), callers=callers, callees=callees,
                                  callers_total=callers_total, callees_total=callees_total))
             facts = self.facts(place)
@@ -201,7 +205,7 @@ class _Bundle:
             sections = ()
             present = frozenset("callees" if item.source == "dependency" else
                                 section_of_path(item.path, item.language) for item in items)
-        return Composition(tuple(items), sections, self.list_tokens, self.truncated, present,
+        return Composition(tuple(items), sections, self.truncated, present,
                            any(item.shown == "source" for item in items), docstring,
                            sum(len(item.content) for item in items) + self.list_chars)
 
@@ -240,6 +244,9 @@ def compose(ranked: Sequence[Placed], dependencies: Sequence[Placed], gathered: 
             if position < eligible:
                 untried -= 1
             elif position < first_related and packed + untried >= request.top_k:
+                continue
+            elif position >= first_dependency and bundle.shows_file(places[position]):
+                # A dependency is for a reader who has not got its file: one with a place shown has.
                 continue
             taken = bundle.place(position, places[position], section)
             packed += taken and position < first_related
