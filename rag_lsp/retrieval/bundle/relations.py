@@ -90,10 +90,14 @@ def section_of_path(path: str, language: str) -> str:
 
 def gather(index: Index, placed: Sequence[Placed], provider: SymbolProvider, template: Template | None,
            top_k: int, checkout: Checkout | None) -> Gathered:
-    """Summaries of every place, and what ``template`` lists around the first ``top_k`` ranked ones (nothing
-    around them without a template: ``ranked`` mode); call under ``index.lock``."""
+    """Summaries of every place, and what ``template`` lists around the first ``top_k`` ranked ones; without a
+    template (``ranked`` mode) only the blob ids, so that the plain ranking costs nothing more. Call under
+    ``index.lock``."""
     summariser = Summariser(index)
     gathered = Gathered(str(index.root), checkout=checkout)
+    if template is None:
+        gathered.blobs.update((place.chunk.path, place.chunk.blob_id) for place in placed)
+        return gathered
     sections = set(template.sections) if template is not None else set()
     wants_references = bool(sections & {"callers", "tests"})
     entities = 0
