@@ -13,7 +13,6 @@ from rag_lsp.features.lookup import LookupAnswer
 from rag_lsp.features.status import Status
 from rag_lsp.index.root_index import IndexStats
 from rag_lsp.retrieval.answer import ContextAnswer
-from rag_lsp.retrieval.bundle.sections import relation_text
 
 
 def context_text(answer: ContextAnswer, absolute: bool = False) -> str:
@@ -25,21 +24,20 @@ def context_text(answer: ContextAnswer, absolute: bool = False) -> str:
     for rank, item in enumerate(answer.items, 1):
         path = str(Path(item.root) / item.path) if absolute and item.root else item.path
         symbol = f" ({item.qualname or item.symbol})" if item.symbol else ""
-        form = f" [{item.section}, {item.shown}]" if item.section else ""
-        relations = [relation_text(kind, item.qualname or item.path, found, total) for kind, found, total in
-                     (("callers", item.callers, item.callers_total), ("callees", item.callees, item.callees_total))
-                     if found]
-        blocks.append(f"{rank}. {path}:{item.start_line}{symbol}{form} — {'; '.join(item.why)}\n"
-                      + "\n".join("    " + line for text in (item.content, *relations) for line in text.splitlines()))
+        blocks.append(f"{rank}. {path}:{item.start_line}{symbol} — {'; '.join(item.why)}\n"
+                      + "\n".join("    " + line for line in item.content.splitlines()))
     files = sum(summary.files for summary in answer.index)
     chunks = sum(summary.chunks for summary in answer.index)
-    counted = "~" if answer.token_count == "estimate" else ""
-    footer = (f"{len(answer.items)} places, {counted}{answer.tokens} tokens ({answer.token_count}) of "
-              f"{answer.budget_tokens}{', truncated' if answer.truncated else ''}; task {answer.task.task_type}"
-              f" ({answer.task.source if answer.task.source == 'request' else answer.task.confidence}), "
-              f"sufficiency {answer.sufficiency:.2f}; {answer.elapsed_ms:.1f} ms ranking"
+    footer = (f"{len(answer.items)} places, {token_count(answer.tokens, answer.token_count)} of "
+              f"{answer.budget_tokens}{', truncated' if answer.truncated else ''}; {answer.elapsed_ms:.1f} ms ranking"
               f" over {files} files / {chunks} chunks")
     return "\n\n".join([*blocks, footer]) if blocks else "no matching places\n" + footer
+
+
+def token_count(tokens: int, counter: str) -> str:
+    """``~N tokens (estimated)``, or ``N tokens (cl100k)`` when a real tokenizer counted (the editors' renderers
+    write the same)."""
+    return f"~{tokens} tokens (estimated)" if counter == "estimate" else f"{tokens} tokens ({counter})"
 
 
 def index_stats_text(stats: IndexStats) -> str:
