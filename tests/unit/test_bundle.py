@@ -14,6 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rag_lsp.index.root_index import Index
+from rag_lsp.index.symbol_provider import IndexSymbolProvider
+from rag_lsp.index.tables import workspace_tables
 from rag_lsp.retrieval.answer import ContextRequest
 from rag_lsp.retrieval.bundle.classify import classify
 from rag_lsp.retrieval.bundle.prompt_block import prompt_block
@@ -245,8 +247,17 @@ def test_the_checkout_is_read_from_git_and_a_move_is_said_once(tmp_path):
     assert (moved.commit, moved.branch) == (git("rev-parse", "HEAD"), "feature")
     assert moved.moved_from == f"main@{first[:12]}"
     assert watch.observe(index).moved_from is None
-    git("worktree", "add", "-q", str(tmp_path / "other"), "main")
-    assert read_checkout(tmp_path / "other") == (first, "main")
+    # An answer says it once, through the process's own watch.
+    index.refresh()
+    retrieve(index, ContextRequest("a", top_k=1))
+    git("checkout", "-q", "main")
+    index.refresh()
+    said = retrieve(index, ContextRequest("a", top_k=1))
+    assert [w for w in said.warnings if "moved from feature@" in w and "to main@" in w]
+    assert said.checkouts[0].moved_from is not None and said.items[0].commit == first
+    assert not [w for w in retrieve(index, ContextRequest("a", top_k=1)).warnings if "moved" in w]
+    git("worktree", "add", "-q", str(tmp_path / "other"), "feature")
+    assert read_checkout(tmp_path / "other") == (git("rev-parse", "feature"), "feature")
     assert read_checkout(tmp_path) == (None, None)
 
 
@@ -344,3 +355,21 @@ def test_the_arguments_reach_the_request_alike_over_lsp_and_mcp():
     over_mcp = decode("context", {"question": "q", **shared, "format": "prompt"}, Settings(), lambda n, v: v)
     assert over_lsp.request == over_mcp.request and over_lsp.format == over_mcp.format == "prompt"
     assert over_lsp.request.known == (("a.py", blob), ("b.py", blob))
+
+
+class _Server(IndexSymbolProvider):
+    """The index's answers, as a language server called ``fake-server`` would label them."""
+
+    def source_of(self, definition):
+        return "fake-server"
+
+    def reference_source(self, definition):
+        return "fake-server"
+
+
+def test_callers_and_callees_come_from_the_provider_and_name_it(shop):
+    provider = _Server(shop, workspace_tables(shop))
+    answer = retrieve(shop, ContextRequest(DEBUG, top_k=3), provider=provider)
+    post = next(item for item in answer.items if item.qualname == "Ledger.post")
+    assert {r.source for r in (*post.callers, *post.callees)} == {"fake-server"}
+    assert "[fake-server]" in prompt_block(answer)
