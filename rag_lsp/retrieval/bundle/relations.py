@@ -69,13 +69,12 @@ class Facts:
 @dataclass(slots=True)
 class Gathered:
     """One root's additions: facts per place (by path and first line), the related places found (role
-    ``related``, in the order found), its checkout, and each file's blob id."""
+    ``related``, in the order found) and its checkout."""
 
     root: str
     facts: dict[tuple[str, int], Facts] = field(default_factory=dict)
     related: list[Placed] = field(default_factory=list)
     checkout: Checkout | None = None
-    blobs: dict[str, str] = field(default_factory=dict)
 
 
 def section_of_path(path: str, language: str) -> str:
@@ -91,19 +90,17 @@ def section_of_path(path: str, language: str) -> str:
 def gather(index: Index, placed: Sequence[Placed], provider: SymbolProvider, template: Template | None,
            top_k: int, checkout: Checkout | None) -> Gathered:
     """Summaries of every place, and what ``template`` lists around the first ``top_k`` ranked ones; without a
-    template (``ranked`` mode) only the blob ids, so that the plain ranking costs nothing more. Call under
-    ``index.lock``."""
+    template (``ranked`` mode) nothing but the checkout, so that the plain ranking costs nothing more. Call
+    under ``index.lock``."""
     summariser = Summariser(index)
     gathered = Gathered(str(index.root), checkout=checkout)
     if template is None:
-        gathered.blobs.update((place.chunk.path, place.chunk.blob_id) for place in placed)
         return gathered
-    sections = set(template.sections) if template is not None else set()
+    sections = set(template.sections)
     wants_references = bool(sections & {"callers", "tests"})
     entities = 0
     taken = {(p.chunk.path, p.start_line) for p in placed}
     for position, place in enumerate(placed):
-        gathered.blobs[place.chunk.path] = place.chunk.blob_id
         summary = summariser.summarise(place.chunk)
         definition = summary.definition
         if (definition is None or definition.kind not in _DEFINITION_KINDS or place.candidate.role != "ranked"
@@ -121,10 +118,10 @@ def gather(index: Index, placed: Sequence[Placed], provider: SymbolProvider, tem
             entities += 1
             if "tests" in sections:
                 _add_tests(index, gathered, definition, callers, taken)
-            for kind in sections & {"docs", "configuration"}:
+            # In the template's order: a set's order would differ between processes.
+            for kind in (section for section in template.sections if section in ("docs", "configuration")):
                 _add_mentions(index, gathered, definition, kind, taken)
     for place in gathered.related:
-        gathered.blobs[place.chunk.path] = place.chunk.blob_id
         gathered.facts[(place.chunk.path, place.start_line)] = Facts(summariser.summarise(place.chunk))
     return gathered
 
@@ -132,7 +129,7 @@ def gather(index: Index, placed: Sequence[Placed], provider: SymbolProvider, tem
 def _enclosing(summariser: Summariser, path: str, line: int) -> Definition | None:
     """The innermost definition of a file around a line."""
     around = [d for d in summariser.index.symbols.in_file(path) if d.start_line <= line <= d.end_line]
-    return max(around, key=lambda d: (d.start_line, -d.end_line), default=None)
+    return max(around, key=lambda d: (d.start_line, -d.end_line, d.qualname), default=None)
 
 
 def _callers(summariser: Summariser, provider: SymbolProvider, definition: Definition,

@@ -55,7 +55,7 @@ class Summariser:
             return None
         around = [d for d in self.index.symbols.in_file(chunk.path)
                   if d.qualname == chunk.qualname and d.start_line <= chunk.start_line <= d.end_line]
-        return max(around, key=lambda d: (d.start_line, -d.end_line), default=None)
+        return max(around, key=lambda d: (d.start_line, -d.end_line, d.qualname), default=None)
 
     def members_of(self, definition: Definition) -> list[Definition]:
         if definition.kind not in CLASS_LIKE_KINDS:
