@@ -250,7 +250,6 @@ def compose(ranked: Sequence[Placed], dependencies: Sequence[Placed], gathered: 
                 continue
             taken = bundle.place(position, places[position], section)
             packed += taken and position < first_related
-    bundle.truncated = bundle.truncated or any(p not in bundle.shown for p in range(eligible))
     return bundle.composition()
 
 
