@@ -91,7 +91,9 @@ def rank_places(index: Index, question: str, top_k: int, ranker: Ranker | None =
                 budget_tokens: int = DEFAULT_BUDGET_TOKENS) -> Answer:
     """Ask ``question`` of ``index`` as ``rag-lsp context --top-k top_k`` does."""
     config = ranker.config if isinstance(ranker, FusionRanker) else DEFAULT_RANKING
-    answer = retrieve(index, ContextRequest(question, top_k, budget_tokens), ranker=ranker, config=config)
+    # The ranking alone, as before task bundles: what a template adds around it is measured by bundle_bench.py.
+    request = ContextRequest(question, top_k, budget_tokens, mode="ranked")
+    answer = retrieve(index, request, ranker=ranker, config=config)
     places = tuple(Place(item.path, item.start_line, item.end_line) for item in answer.items)
     return Answer(places, answer.truncated, answer.strategies_skipped)
 

@@ -22,8 +22,19 @@ from rag_lsp.completion.snippets import DEFAULT_BUDGET_TOKENS as COMPLETION_BUDG
 from rag_lsp.features.context import answer_context
 from rag_lsp.features.lookup import LOOKUPS, lookup
 from rag_lsp.redaction import redact
-from rag_lsp.retrieval.answer import DEFAULT_BUDGET_TOKENS, DEFAULT_TOP_K, ContextRequest
+from rag_lsp.retrieval.answer import (
+    DEFAULT_BUDGET_TOKENS,
+    DEFAULT_TOP_K,
+    DEFAULT_VERBOSITY,
+    MODES,
+    VERBOSITIES,
+    ContextRequest,
+)
+from rag_lsp.retrieval.bundle.prompt_block import prompt_block
+from rag_lsp.retrieval.bundle.templates import TASK_TYPES
+from rag_lsp.retrieval.bundle.tokenizers import DEFAULT_TOKENIZER, TOKENIZERS
 from rag_lsp.server import readable, wire
+from rag_lsp.server.arguments import ArgumentError, known_files
 from rag_lsp.workspace.session import Session
 
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_BAD_ROOT, EXIT_BAD_QUERY_FILE = 0, 1, 2, 3, 4
@@ -68,7 +79,22 @@ def build_parser() -> argparse.ArgumentParser:
     context.add_argument("--query-file", type=Path, help="read the question from a file ('-' for stdin)")
     context.add_argument("--top-k", type=_positive, default=DEFAULT_TOP_K)
     context.add_argument("--budget-tokens", type=_positive, default=DEFAULT_BUDGET_TOKENS)
-    context.add_argument("--json", action="store_true", help="print the JSON documented in docs/protocol.md")
+    context.add_argument("--json", action="store_true", help="print the JSON documented in docs/protocol.md"
+                         " (the same as --format json)")
+    context.add_argument("--format", choices=("text", "json", "prompt"), default=None,
+                         help="text: places and code (default); json: the JSON; prompt: the prompt block")
+    context.add_argument("--task-type", choices=TASK_TYPES, help="the kind of task (default: classified from the"
+                         " question)")
+    context.add_argument("--mode", choices=MODES, default="task",
+                         help="task: the bundle the task type's template describes (default); ranked: the ranked"
+                              " places alone")
+    context.add_argument("--verbosity", choices=VERBOSITIES, default=DEFAULT_VERBOSITY,
+                         help="what the answer holds (default: %(default)s)")
+    context.add_argument("--tokenizer", choices=TOKENIZERS, default=DEFAULT_TOKENIZER,
+                         help="how tokens are counted (default: %(default)s)")
+    context.add_argument("--known", action="append", default=[], metavar="PATH=BLOB",
+                         help="a file you already hold and the git blob id of its text (git hash-object PATH);"
+                              " repeat for several")
     context.add_argument("--language-servers", action="store_true",
                          help="also ask the real language servers on PATH (started for this question, then stopped)")
 
@@ -184,15 +210,27 @@ def _read_query(args: argparse.Namespace) -> str:
     return "\n".join(parts)
 
 
+def _known(values: list[str]) -> tuple[tuple[str, str], ...]:
+    """``--known PATH=BLOB`` options as the request's pairs (a relative path is the root's)."""
+    try:
+        known = known_files({"--known": dict(value.rsplit("=", 1) for value in values)}, "--known")
+    except (ArgumentError, ValueError) as exc:
+        raise CliError(str(exc) if isinstance(exc, ArgumentError) else "--known takes PATH=BLOB", EXIT_USAGE) from None
+    return known
+
+
 def _context(args: argparse.Namespace) -> int:
     query = _read_query(args)
+    request = ContextRequest(query, args.top_k, args.budget_tokens, task_type=args.task_type, mode=args.mode,
+                             verbosity=args.verbosity, tokenizer=args.tokenizer, known=_known(args.known))
+    form = args.format or ("json" if args.json else "text")
     session = _session(args, [args.root], language_servers=args.language_servers)
     try:
         (stats,) = session.index_roots()
         if args.language_servers:
             # Started and loaded before the question, so that ranking (3 s at most) never waits for them.
             session.warm_servers(SERVER_START_SECONDS)
-        answer = answer_context(session, ContextRequest(query, args.top_k, args.budget_tokens))
+        answer = answer_context(session, request)
     finally:
         session.close()
     summary = replace(answer.index[0], skipped=stats.skipped, parse_errors=stats.parse_errors,
@@ -200,8 +238,10 @@ def _context(args: argparse.Namespace) -> int:
     answer = replace(answer, index=(summary,))
     for warning in answer.warnings:
         print(f"rag-lsp: {warning}", file=sys.stderr)
-    if args.json:
+    if form == "json":
         print(json.dumps(wire.context_json(answer), indent=2, ensure_ascii=False))
+    elif form == "prompt":
+        sys.stdout.write(redact(prompt_block(answer)))
     else:
         print(redact(readable.context_text(answer)))
     return EXIT_OK

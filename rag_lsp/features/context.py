@@ -13,8 +13,17 @@ from dataclasses import replace
 from pathlib import Path
 
 from rag_lsp.retrieval.answer import ContextAnswer, ContextRequest, Progress
+from rag_lsp.retrieval.bundle.relations import Gathered
 from rag_lsp.retrieval.rank import Cancelled
-from rag_lsp.retrieval.retrieve import EMPTY_INDEX, RootRanking, assemble, question_of, rank_root
+from rag_lsp.retrieval.retrieve import (
+    EMPTY_INDEX,
+    RootRanking,
+    assemble,
+    gather_root,
+    question_of,
+    rank_root,
+    task_of,
+)
 from rag_lsp.workspace.session import Session
 
 
@@ -29,7 +38,9 @@ def answer_context(session: Session, request: ContextRequest, focus: Path | None
     if focus is not None and (located := session.locate(focus)):
         roots.sort(key=lambda item: item[1] is not located[0])
     query = question_of(request)
+    task = task_of(request)
     ranked: list[RootRanking] = []
+    gathered: list[Gathered] = []
     calls_left = session.settings_for().language_server_calls
     for _, root in roots:
         if cancel is not None and cancel.is_set():
@@ -42,7 +53,11 @@ def answer_context(session: Session, request: ContextRequest, focus: Path | None
             ranking = replace(ranking, warnings=tuple(w for w in ranking.warnings if w != EMPTY_INDEX))
         ranked.append(ranking)
         calls_left -= provider.calls if provider else 0
+        # Callers and callees come from the same servers, in the calls the ranking left.
+        symbols = session.symbols(root, calls_left)
+        gathered.append(gather_root(root.index, ranked[-1], request, task, symbols))
+        calls_left -= getattr(symbols, "calls", 0)
     indexing = session.indexing
     progress = Progress(indexing.done, indexing.total) if indexing.partial else None
     warnings = tuple(w for w in (indexing.warning(),) if w) if roots else ("no workspace folder is open",)
-    return assemble(query, request, ranked, started, progress, warnings)
+    return assemble(query, request, ranked, gathered, task, started, progress, warnings)

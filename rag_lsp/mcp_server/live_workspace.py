@@ -228,6 +228,9 @@ class LiveWorkspace:
         encoded["freshness"] = fresh
         if decoded.format == "json":
             text = json.dumps(encoded, indent=2, ensure_ascii=False)
+        elif decoded.format == "prompt":
+            # The block alone: it goes into cached prompt prefixes, where a freshness line would change it.
+            pass
         else:
             text = f"{text}\n\n{_freshness_line(fresh)}"
         return ToolAnswer(encoded, text)
@@ -238,7 +241,9 @@ class LiveWorkspace:
             locations = call.format == "locations"
             shown = replace(answer, items=tuple(replace(item, content="") for item in answer.items)) \
                 if locations else answer
-            return wire.context_json(answer, _uri, content=not locations), readable.context_text(shown, absolute=True)
+            encoded = wire.context_json(answer, _uri, content=not locations, prompt=call.format == "prompt")
+            text = encoded["prompt"] if call.format == "prompt" else readable.context_text(shown, absolute=True)
+            return encoded, text
         if isinstance(call, LookupCall):
             answer = lookup(self.session, call.symbol, call.what, call.path)
             return wire.lookup_json(answer, _uri), readable.lookup_text(answer, absolute=True)

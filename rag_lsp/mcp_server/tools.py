@@ -15,7 +15,9 @@ from typing import Any
 
 from rag_lsp.completion.engine import MAX_SNIPPETS, CompletionRequest
 from rag_lsp.completion.snippets import DEFAULT_BUDGET_TOKENS as COMPLETION_BUDGET_TOKENS
-from rag_lsp.retrieval.answer import ContextRequest
+from rag_lsp.retrieval.answer import DEFAULT_VERBOSITY, MODES, VERBOSITIES, ContextRequest
+from rag_lsp.retrieval.bundle.templates import TASK_TYPES
+from rag_lsp.retrieval.bundle.tokenizers import DEFAULT_TOKENIZER, TOKENIZERS
 from rag_lsp.server.arguments import (
     MAX_BUDGET_TOKENS,
     MAX_QUERY_CHARS,
@@ -24,7 +26,9 @@ from rag_lsp.server.arguments import (
     ArgumentError,
     field,
     integer,
+    known_files,
     one_of,
+    optional_one_of,
     question,
     symbol_name,
 )
@@ -33,7 +37,10 @@ from rag_lsp.workspace.settings import Settings
 # What the text part of a result holds: the readable block (the JSON is in ``structuredContent`` either way),
 # the JSON itself (for clients that show a model only the text), or, for ``context``, places without code.
 FORMATS = ("text", "json")
-CONTEXT_FORMATS = ("text", "json", "locations")
+CONTEXT_FORMATS = ("text", "json", "locations", "prompt")
+# The language server's default (every field), so that the result is the ``ragLsp/context`` result; an agent
+# that wants less asks for a lower rung.
+CONTEXT_VERBOSITY = DEFAULT_VERBOSITY
 # ``lookup``'s kinds as an agent names them; ``outline`` is the language server protocol's documentSymbols.
 LOOKUP_KINDS = {"definitions": "definitions", "references": "references", "implementations": "implementations",
                 "hover": "hover", "outline": "documentSymbols"}
@@ -93,7 +100,28 @@ TOOLS = (
             "topK": _TOP_K,
             "budgetTokens": {"type": "integer", "minimum": 1, "maximum": MAX_BUDGET_TOKENS,
                              "description": "The places' code fits in about this many tokens (default 4000)."},
-            "format": _format_schema(CONTEXT_FORMATS, ", 'locations' the places without their code"),
+            "format": _format_schema(CONTEXT_FORMATS, ", 'locations' the places without their code, 'prompt' the "
+                                     "places and the bundle as a block to put into a prompt (the same answer gives "
+                                     "the same bytes)"),
+            "taskType": {"type": "string", "enum": list(TASK_TYPES),
+                         "description": "What the context is for; it decides what the bundle holds and in what "
+                                        "order (debug: the failing code and its callers; review: code and tests; "
+                                        "explain: docs and signatures; extend; locate). Default: classified from "
+                                        "the question, and the answer says which and how sure."},
+            "mode": {"type": "string", "enum": list(MODES), "default": "task",
+                     "description": "'task' (default): the bundle the task type needs; 'ranked': the ranked places "
+                                    "alone."},
+            "verbosity": {"type": "string", "enum": list(VERBOSITIES), "default": CONTEXT_VERBOSITY,
+                          "description": "What the JSON holds: 'minimal' the bundle and its sufficiency, 'standard' "
+                                         "+ the query, mode and truncation, 'verbose' + each place's evidence, "
+                                         "'diagnostic' (or 'full', the default) + timings and every strategy's "
+                                         "report; 'locations' is 'full' without code."},
+            "tokenizer": {"type": "string", "enum": list(TOKENIZERS), "default": DEFAULT_TOKENIZER,
+                          "description": "How tokens are counted: 'cl100k', 'o200k', or 'estimate'."},
+            "known": {"type": "object", "additionalProperties": {"type": "string"},
+                      "description": "Files you already hold: path → git blob id of the text you read (as in "
+                                     "an earlier answer's blob_id). Unchanged ones come back as one line; changed "
+                                     "ones in full, flagged."},
         }, []),
     ),
     ToolSpec(
@@ -206,7 +234,12 @@ def _context(arguments: Json, settings: Settings) -> ContextCall:
     if not text.strip() and not any(e.strip() for e in evidence):
         raise ArgumentError("give a 'question' (or 'evidence': a stack trace, test output, an error message)")
     request = ContextRequest(text, integer(arguments, "topK", settings.top_k, MAX_TOP_K),
-                             integer(arguments, "budgetTokens", settings.budget_tokens, MAX_BUDGET_TOKENS), evidence)
+                             integer(arguments, "budgetTokens", settings.budget_tokens, MAX_BUDGET_TOKENS), evidence,
+                             task_type=optional_one_of(arguments, "taskType", TASK_TYPES),
+                             mode=one_of(arguments, "mode", MODES, "task"),
+                             verbosity=one_of(arguments, "verbosity", VERBOSITIES, CONTEXT_VERBOSITY),
+                             tokenizer=one_of(arguments, "tokenizer", TOKENIZERS, DEFAULT_TOKENIZER),
+                             known=known_files(arguments))
     return ContextCall(request, one_of(arguments, "format", CONTEXT_FORMATS, "text"))
 
 

@@ -11,9 +11,28 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from rag_lsp.index.symbol_provider import ServerNote
+from rag_lsp.retrieval.bundle.classify import Classification
+from rag_lsp.retrieval.bundle.provenance import Checkout
+from rag_lsp.retrieval.bundle.relations import Relation
+from rag_lsp.retrieval.bundle.tokenizers import DEFAULT_TOKENIZER
 
 DEFAULT_TOP_K = 10
 DEFAULT_BUDGET_TOKENS = 4000
+# ``task``: the bundle the task type's template describes; ``ranked``: the ranked places alone, packed by score.
+MODES = ("task", "ranked")
+# What an answer holds, from least to most: ``VERBOSITIES[i]`` adds to ``VERBOSITIES[i - 1]`` (see
+# ``server/wire.py``). ``full`` is ``diagnostic`` under the name clients used before the ladder, and stays the
+# default so that no client loses a field; ``locations`` is ``full`` without the places' text.
+LADDER = ("minimal", "standard", "verbose", "diagnostic")
+VERBOSITIES = (*LADDER, "full", "locations")
+DEFAULT_VERBOSITY = "full"
+# The classification of an answer made without one (a question that matched no pattern).
+UNCLASSIFIED = Classification("general", 0.0)
+
+
+def verbosity_level(verbosity: str) -> int:
+    """A verbosity's rung on the ladder (``full`` and ``locations`` are the top one)."""
+    return LADDER.index(verbosity) if verbosity in LADDER else len(LADDER) - 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +44,13 @@ class ContextRequest:
     budget_tokens: int = DEFAULT_BUDGET_TOKENS
     # Untrusted text pasted along with the question: terminal output, a failing test's log.
     evidence: tuple[str, ...] = ()
+    # The task type when the caller knows it (one of ``templates.TASK_TYPES``); None classifies the question.
+    task_type: str | None = None
+    mode: str = "task"
+    verbosity: str = DEFAULT_VERBOSITY
+    tokenizer: str = DEFAULT_TOKENIZER
+    # Files the caller already holds: path (relative to its root, or absolute) → git blob id of its text.
+    known: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +71,7 @@ class ContextItem:
     strategies: tuple[str, ...]
     sources: tuple[str, ...]
     content: str
+    # The tokens of ``content`` and of the item's relationship lists (``callers``, ``callees``).
     tokens: int
     # ``ranked``, or ``dependency``: a definition a top place uses, shown after the ranked places.
     source: str = "ranked"
@@ -53,6 +80,20 @@ class ContextItem:
     merged_from: tuple[tuple[int, int], ...] = ()
     deduped_from: tuple[tuple[int, int], ...] = ()
     file_capped: bool = False
+    # The template section the place is shown in (None in ``ranked`` mode), and how: ``source`` (its code),
+    # ``summary`` (signature and docstring) or ``unchanged`` (the caller holds this text: a one-line entry).
+    section: str | None = None
+    shown: str = "source"
+    # Provenance: the git blob id of the file's indexed text and the commit checked out in its root (None
+    # outside a git checkout). ``known`` is ``unchanged`` or ``changed`` for a file the caller said it holds.
+    blob_id: str = ""
+    commit: str | None = None
+    known: str | None = None
+    # Relationship lists of a definition (``callers``, ``callees`` sections), capped, with the totals found.
+    callers: tuple[Relation, ...] = ()
+    callees: tuple[Relation, ...] = ()
+    callers_total: int = 0
+    callees_total: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +117,18 @@ class Progress:
 
 
 @dataclass(frozen=True, slots=True)
+class SectionReport:
+    """What one template section got: its tokens, the cap it was packed under, its entries (places or
+    relationship lists) and those left out for the budget."""
+
+    name: str
+    tokens: int
+    cap: int
+    entries: int
+    omitted: int
+
+
+@dataclass(frozen=True, slots=True)
 class ContextAnswer:
     """The ranked, packed places for a question over one or more roots, and how they were found."""
 
@@ -93,7 +146,18 @@ class ContextAnswer:
     warnings: tuple[str, ...] = ()
     # Set while the workspace is still being indexed: the answer covers what is indexed so far.
     indexing: Progress | None = None
+    # The tokenizer that counted (``cl100k``, ``o200k``, or ``estimate``).
     token_count: str = "estimate"
+    task: Classification = UNCLASSIFIED
+    mode: str = "task"
+    verbosity: str = DEFAULT_VERBOSITY
+    # Sections in the template's priority order (empty in ``ranked`` mode), and how complete the bundle is for
+    # the task (``bundle/sufficiency.py``), in [0, 1].
+    sections: tuple[SectionReport, ...] = ()
+    sufficiency: float = 0.0
+    # The checkout of each root asked (``commit`` None outside git), and when the answer was made (ISO 8601, UTC).
+    checkouts: tuple[Checkout, ...] = ()
+    answered_at: str = ""
 
     @property
     def tokens(self) -> int:

@@ -55,8 +55,9 @@ class PackRules(Generic[Item, Shown]):
     shorter text; ``cost`` counts the tokens of an item shown with a given
     text, its overhead (a header, a separator) included, so ``cost(item, "")``
     is the overhead. The first piece is cut when at least ``min_cut_tokens``
-    of text fit beside its overhead. ``redundant`` drops an item silently when
-    what is already packed shows it (an overlapping excerpt of the same file).
+    of text fit beside its overhead, by ``truncate`` (whole lines, counted as
+    ``cost`` counts). ``redundant`` drops an item silently when what is
+    already packed shows it (an overlapping excerpt of the same file).
     """
 
     show: Callable[[Item], Shown]
@@ -67,6 +68,7 @@ class PackRules(Generic[Item, Shown]):
     # Below this many tokens of room, no further piece is considered (none would fit).
     min_room: int = 0
     redundant: Callable[[Item, Shown, Sequence[Packed[Item, Shown]]], bool] | None = None
+    truncate: Callable[[str, int], str] = truncate_to_tokens
 
 
 def pack(ranked: Iterable[Item], budget: int, limit: int, rules: PackRules[Item, Shown]) -> Packing[Item, Shown]:
@@ -84,7 +86,7 @@ def pack(ranked: Iterable[Item], budget: int, limit: int, rules: PackRules[Item,
         cost = rules.cost(item, rules.text(shown))
         if used + cost > budget:
             room = budget - used - rules.cost(item, "")
-            shorter = truncate_to_tokens(rules.text(shown), room) if not packed and room >= rules.min_cut_tokens else ""
+            shorter = rules.truncate(rules.text(shown), room) if not packed and room >= rules.min_cut_tokens else ""
             if not shorter:
                 over_budget += 1
                 continue

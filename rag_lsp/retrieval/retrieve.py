@@ -1,10 +1,14 @@
-"""Answer a question with a ranked, token-budgeted list of places.
+"""Answer a question with a ranked, token-budgeted bundle of places.
 
 The command line, the language server and the benchmarks share this path:
-each root's index is ranked (``rank_root``, under the index's lock, so the
-chunks it returns are a consistent snapshot), the rankings of every root are
-merged by score, and the merged list is packed into the budget once
-(``assemble``). ``retrieve`` does both for a single index.
+the question is classified into a task type (``task_of``), each root's index
+is ranked (``rank_root``, under the index's lock, so the chunks it returns are
+a consistent snapshot) and what the task's template needs around the places
+is gathered (``gather_root``: callers, callees, tests, documents, the
+checkout), the rankings of every root are merged by score, and the merged
+list is packed into the budget once (``assemble``), in the template's order
+(``mode`` ``task``) or by score alone (``ranked``). ``retrieve`` does it all
+for a single index.
 """
 
 from __future__ import annotations
@@ -13,23 +17,28 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from rag_lsp.index.root_index import Index
-from rag_lsp.index.symbol_provider import SymbolProvider
-from rag_lsp.retrieval.answer import ContextAnswer, ContextItem, ContextRequest, IndexSummary, Progress
+from rag_lsp.index.symbol_provider import IndexSymbolProvider, SymbolProvider
+from rag_lsp.index.tables import workspace_tables
+from rag_lsp.retrieval.answer import ContextAnswer, ContextRequest, IndexSummary, Progress
+from rag_lsp.retrieval.bundle.classify import Classification, classify, requested
+from rag_lsp.retrieval.bundle.provenance import WATCH, moved_warnings
+from rag_lsp.retrieval.bundle.relations import Gathered, gather
+from rag_lsp.retrieval.bundle.sections import compose, compose_ranked
+from rag_lsp.retrieval.bundle.sufficiency import sufficiency
+from rag_lsp.retrieval.bundle.templates import template
+from rag_lsp.retrieval.bundle.tokenizers import tokenizer
 from rag_lsp.retrieval.fusion import FusionRanker
-from rag_lsp.retrieval.packing import PackRules, pack
 from rag_lsp.retrieval.query import Query, parse_query
 from rag_lsp.retrieval.rank import Ranker, Ranking
 from rag_lsp.retrieval.ranking.config import DEFAULT_RANKING, RankingConfig
-from rag_lsp.retrieval.token_count import estimate_tokens
 from rag_lsp.retrieval.window import Placed, optimise
 from rag_lsp.retrieval.window import placed as window_place
 
 # Candidates ranked beyond top-k, so budget skips can be back-filled.
 CANDIDATE_SLACK = 3
-# A first item is cut down rather than dropped if at least this much fits.
-MIN_USEFUL_TOKENS = 32
 # Said of a root with no chunks; a caller that knows the root is still being indexed says that instead.
 EMPTY_INDEX = "the index is empty: no indexable files under the root"
 
@@ -47,6 +56,13 @@ class RootRanking:
 def question_of(request: ContextRequest) -> Query:
     """The question as the rankers read it: the query and the pasted evidence together."""
     return parse_query("\n".join((request.query, *request.evidence)))
+
+
+def task_of(request: ContextRequest) -> Classification:
+    """The question's task type: the request's, else classified from the question and its evidence."""
+    if request.task_type is not None:
+        return requested(request.task_type)
+    return classify("\n".join((request.query, *request.evidence)))
 
 
 def rank_root(index: Index, query: Query, request: ContextRequest, *, ranker: Ranker | None = None,
@@ -73,21 +89,36 @@ def rank_root(index: Index, query: Query, request: ContextRequest, *, ranker: Ra
     return RootRanking(summary, placed, ranking, tuple(warnings))
 
 
-def assemble(query: Query, request: ContextRequest, roots: Sequence[RootRanking], started: float,
-             indexing: Progress | None = None, warnings: Sequence[str] = ()) -> ContextAnswer:
-    """One answer from the rankings of the roots asked (in that order): places by score, ties by root order,
-    path and line, packed into the budget once."""
+def gather_root(index: Index, ranked: RootRanking, request: ContextRequest, task: Classification,
+                provider: SymbolProvider | None = None) -> Gathered:
+    """What the task's template needs around one root's ranked places (summaries alone in ``ranked`` mode),
+    and its checkout; ``provider`` answers callers and callees (the tree-sitter index when None)."""
+    checkout = WATCH.observe(index)
+    with index.lock:
+        symbols = provider or IndexSymbolProvider(index, workspace_tables(index))
+        chosen = template(task.task_type) if request.mode == "task" else None
+        return gather(index, ranked.placed, symbols, chosen, request.top_k, checkout)
+
+
+def assemble(query: Query, request: ContextRequest, roots: Sequence[RootRanking], gathered: Sequence[Gathered],
+             task: Classification, started: float, indexing: Progress | None = None,
+             warnings: Sequence[str] = ()) -> ContextAnswer:
+    """One answer from the rankings of the roots asked (in that order) and what was gathered around them:
+    places by score, ties by root order, path and line, packed into the budget once."""
     order = {id(root): position for position, root in enumerate(roots)}
     merged = sorted(((placed, order[id(root)]) for root in roots for placed in root.placed
                      if placed.candidate.role == "ranked"),
                     key=lambda pair: (-pair[0].candidate.score, pair[1], pair[0].chunk.path, pair[0].start_line))
-    packing = pack((placed for placed, _ in merged), request.budget_tokens, request.top_k, _CONTEXT_RULES)
-    # What the top places use from other files comes after them, in the budget they left.
-    shown = {(p.item.root, p.item.chunk.path) for p in packing.packed}
-    extra = [placed for root in roots for placed in root.placed
-             if placed.candidate.role != "ranked" and (placed.root, placed.chunk.path) not in shown]
-    dependencies = pack(extra, request.budget_tokens - packing.used, len(extra), _CONTEXT_RULES)
-    items = tuple(_item(packed.item, packed.shown, packed.cost) for packed in (*packing.packed, *dependencies.packed))
+    ranked = [placed for placed, _ in merged]
+    dependencies = [placed for root in roots for placed in root.placed if placed.candidate.role == "dependency"]
+    counter = tokenizer(request.tokenizer)
+    by_root = {found.root: found for found in gathered}
+    chosen = template(task.task_type)
+    if request.mode == "task":
+        composition = compose(ranked, dependencies, by_root, chosen, request, counter)
+    else:
+        composition = compose_ranked(ranked, dependencies, by_root, request, counter)
+    present = {section if section in chosen.sections else "source" for section in composition.present}
     reports = [root.ranking.report for root in roots]
     # A strategy ran if it ran for any root; it was skipped only if it ran for none.
     ran = tuple(dict.fromkeys(name for report in reports for name in report.strategies_run))
@@ -96,11 +127,14 @@ def assemble(query: Query, request: ContextRequest, roots: Sequence[RootRanking]
         for name, reason in report.strategies_skipped:
             if name not in ran:
                 skipped.setdefault(name, reason)
-    found = [w for root in roots for w in root.warnings] + list(warnings)
+    checkouts = tuple(found.checkout for found in gathered if found.checkout is not None)
+    found = [w for root in roots for w in root.warnings] + list(warnings) + moved_warnings(checkouts)
+    if counter.fallback:
+        found.append(f"token counts are estimates: {counter.fallback}")
     return ContextAnswer(
-        items=items,
+        items=composition.items,
         elapsed_ms=round((time.perf_counter() - started) * 1000, 2),
-        truncated=bool(packing.over_budget or packing.cut) or any(report.truncated for report in reports),
+        truncated=composition.truncated or any(report.truncated for report in reports),
         index=tuple(root.summary for root in roots),
         terms=query.terms,
         names=query.names,
@@ -110,6 +144,15 @@ def assemble(query: Query, request: ContextRequest, roots: Sequence[RootRanking]
         language_servers=tuple(note for report in reports for note in report.language_servers),
         warnings=tuple(found) if len(roots) <= 1 else tuple(sorted(set(found))),
         indexing=indexing,
+        token_count=counter.name,
+        task=task,
+        mode=request.mode,
+        verbosity=request.verbosity,
+        sections=composition.sections,
+        sufficiency=sufficiency(chosen, present, composition.has_source, composition.longest_docstring,
+                                composition.bundle_chars),
+        checkouts=checkouts,
+        answered_at=datetime.now(UTC).isoformat(timespec="seconds"),
     )
 
 
@@ -119,39 +162,7 @@ def retrieve(index: Index, request: ContextRequest, *, ranker: Ranker | None = N
     """The answer from a single index (what tests and benchmarks ask; the workspace asks every root)."""
     started = time.perf_counter()
     query = question_of(request)
+    task = task_of(request)
     ranked = rank_root(index, query, request, ranker=ranker, cancel=cancel, provider=provider, config=config)
-    return assemble(query, request, [ranked], started)
-
-
-def _item(placed: Placed, content: str, tokens: int) -> ContextItem:
-    chunk, candidate = placed.chunk, placed.candidate
-    return ContextItem(
-        root=placed.root,
-        path=chunk.path,
-        start_line=placed.start_line,
-        end_line=min(placed.end_line, placed.start_line + content.count("\n")),
-        symbol=chunk.symbol,
-        qualname=chunk.qualname,
-        kind=chunk.kind,
-        language=chunk.language,
-        score=round(candidate.score, 6),
-        why=tuple(candidate.why),
-        strategies=tuple(candidate.strategies),
-        sources=tuple(candidate.sources),
-        content=content,
-        tokens=tokens,
-        source=candidate.role,
-        merged_from=placed.merged_from,
-        deduped_from=placed.deduped_from,
-        file_capped=placed.file_capped,
-    )
-
-
-# A place is shown as its chunk's text; a cut keeps whole lines from its start.
-_CONTEXT_RULES: PackRules[Placed, str] = PackRules(
-    show=lambda placed: placed.content,
-    text=lambda content: content,
-    cut=lambda _, shorter: shorter,
-    cost=lambda _, content: estimate_tokens(content),
-    min_cut_tokens=MIN_USEFUL_TOKENS,
-)
+    gathered = gather_root(index, ranked, request, task, provider)
+    return assemble(query, request, [ranked], [gathered], task, started)

@@ -8,6 +8,7 @@ so one limit has one number and one message. Nothing here imports pygls: the MCP
 
 from __future__ import annotations
 
+import re
 from typing import TypeGuard
 
 MAX_QUERY_CHARS = 200_000
@@ -15,6 +16,10 @@ MAX_BUDGET_TOKENS = 200_000
 MAX_TOP_K = 100
 MAX_TIME_BUDGET_MS = 10_000
 MAX_SYMBOL_CHARS = 500
+# Files a caller may say it already holds, and the longest path it may name.
+MAX_KNOWN_FILES = 10_000
+MAX_PATH_CHARS = 4096
+_OBJECT_ID = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
 
 
 class ArgumentError(ValueError):
@@ -67,6 +72,28 @@ def one_of(params: object, name: str, choices: tuple[str, ...], default: str) ->
     if value not in choices:
         raise ArgumentError(f"'{name}' must be one of {', '.join(choices)}, got {value!r}")
     return str(value)
+
+
+def optional_one_of(params: object, name: str, choices: tuple[str, ...]) -> str | None:
+    """A field that, when given (not null), must be one of ``choices``."""
+    return None if field(params, name) is None else one_of(params, name, choices, "")
+
+
+def known_files(params: object, name: str = "known") -> tuple[tuple[str, str], ...]:
+    """The files a caller already holds: an object of path (relative to its root, or absolute) → the git blob
+    id of the text it holds (40 or 64 lowercase hex digits), in path order."""
+    value = field(params, name)
+    if value is None:
+        return ()
+    if not isinstance(value, dict) or len(value) > MAX_KNOWN_FILES:
+        raise ArgumentError(f"'{name}' must be an object of at most {MAX_KNOWN_FILES} paths → git blob ids")
+    for path, blob in value.items():
+        if not isinstance(path, str) or not path or len(path) > MAX_PATH_CHARS:
+            raise ArgumentError(f"'{name}' keys must be paths of at most {MAX_PATH_CHARS} characters, got {path!r}")
+        if not isinstance(blob, str) or not _OBJECT_ID.match(blob):
+            raise ArgumentError(f"'{name}' values must be git blob ids (40 or 64 lowercase hex digits), "
+                                f"got {blob!r} for {path}")
+    return tuple(sorted(value.items()))
 
 
 def symbol_name(params: object, name: str = "symbol") -> str:

@@ -19,7 +19,9 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from rag_lsp.completion.engine import DEFAULT_TIME_BUDGET_MS, MAX_SNIPPETS, CompletionRequest
 from rag_lsp.completion.snippets import DEFAULT_BUDGET_TOKENS as COMPLETION_BUDGET_TOKENS
-from rag_lsp.retrieval.answer import ContextRequest
+from rag_lsp.retrieval.answer import DEFAULT_VERBOSITY, MODES, VERBOSITIES, ContextRequest
+from rag_lsp.retrieval.bundle.templates import TASK_TYPES
+from rag_lsp.retrieval.bundle.tokenizers import DEFAULT_TOKENIZER, TOKENIZERS
 from rag_lsp.server import ext
 from rag_lsp.server.arguments import (
     MAX_BUDGET_TOKENS,
@@ -28,15 +30,18 @@ from rag_lsp.server.arguments import (
     ArgumentError,
     field,
     integer,
+    known_files,
     natural,
     one_of,
+    optional_one_of,
     question,
     symbol_name,
 )
 from rag_lsp.server.convert import uri_to_path
 from rag_lsp.workspace.settings import Settings
 
-VERBOSITIES = ("full", "locations")
+# ``json``: the answer's JSON; ``prompt``: the same with its prompt block (``prompt``) added.
+CONTEXT_FORMATS = ("json", "prompt")
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -64,7 +69,11 @@ class Position:
 class ContextParams:
     request: ContextRequest
     focus: Position | None
-    verbosity: str
+    format: str = "json"
+
+    @property
+    def verbosity(self) -> str:
+        return self.request.verbosity
 
 
 @_invalid_params
@@ -90,7 +99,6 @@ def context_params(params: object, settings: Settings) -> ContextParams:
     if params is None:
         raise ArgumentError("ragLsp/context needs params with a 'query'")
     query, evidence = question(params, "query")
-    verbosity = one_of(params, "verbosity", VERBOSITIES, "full")
     focus = text_document_position(params)
     if not query.strip() and not evidence and focus is None:
         raise ArgumentError("give a 'query', 'evidence', or a 'textDocument' and 'position'")
@@ -99,8 +107,14 @@ def context_params(params: object, settings: Settings) -> ContextParams:
         top_k=integer(params, "topK", settings.top_k, MAX_TOP_K),
         budget_tokens=integer(params, "budgetTokens", settings.budget_tokens, MAX_BUDGET_TOKENS),
         evidence=evidence,
+        task_type=optional_one_of(params, "taskType", TASK_TYPES),
+        mode=one_of(params, "mode", MODES, "task"),
+        verbosity=one_of(params, "verbosity", VERBOSITIES, DEFAULT_VERBOSITY),
+        tokenizer=one_of(params, "tokenizer", TOKENIZERS, DEFAULT_TOKENIZER),
+        known=tuple(sorted((str(uri_to_path(path)) if path.startswith("file:") else path, blob)
+                           for path, blob in known_files(params))),
     )
-    return ContextParams(request, focus, verbosity)
+    return ContextParams(request, focus, one_of(params, "format", CONTEXT_FORMATS, "json"))
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,10 +28,16 @@ def context_text(answer: ContextAnswer, absolute: bool = False) -> str:
                       + "\n".join("    " + line for line in item.content.splitlines()))
     files = sum(summary.files for summary in answer.index)
     chunks = sum(summary.chunks for summary in answer.index)
-    footer = (f"{len(answer.items)} places, ~{answer.tokens} tokens (estimated) of {answer.budget_tokens}"
-              f"{', truncated' if answer.truncated else ''}; {answer.elapsed_ms:.1f} ms ranking"
+    footer = (f"{len(answer.items)} places, {token_count(answer.tokens, answer.token_count)} of "
+              f"{answer.budget_tokens}{', truncated' if answer.truncated else ''}; {answer.elapsed_ms:.1f} ms ranking"
               f" over {files} files / {chunks} chunks")
     return "\n\n".join([*blocks, footer]) if blocks else "no matching places\n" + footer
+
+
+def token_count(tokens: int, counter: str) -> str:
+    """``~N tokens (estimated)``, or ``N tokens (cl100k)`` when a real tokenizer counted (the editors' renderers
+    write the same)."""
+    return f"~{tokens} tokens (estimated)" if counter == "estimate" else f"{tokens} tokens ({counter})"
 
 
 def index_stats_text(stats: IndexStats) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 from lsprotocol import types
@@ -55,8 +56,7 @@ def register(server: RagServer) -> None:
             # A cursor's question may ask a language server what the name under it means: off the event loop.
             asked = request
             if focus is not None and not request.query.strip():
-                asked = ContextRequest(focus_query(ls.session, focus.path, focus.line, focus.character),
-                                       request.top_k, request.budget_tokens, request.evidence)
+                asked = replace(request, query=focus_query(ls.session, focus.path, focus.line, focus.character))
             return answer_context(ls.session, asked, focus.path if focus else None, cancel)
 
         try:
@@ -66,7 +66,7 @@ def register(server: RagServer) -> None:
             # $/cancelRequest: stop the work the thread is doing, not only the wait for it.
             cancel.set()
             raise
-        return wire.context_json(result, path_to_uri, content=decoded.verbosity != "locations")
+        return wire.context_json(result, path_to_uri, prompt=decoded.format == "prompt")
 
     @server.feature(ext.LOOKUP)
     async def lookup_request(ls: RagServer, params: object) -> dict:

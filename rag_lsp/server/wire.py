@@ -26,39 +26,70 @@ from rag_lsp.index.root_index import IndexStats
 from rag_lsp.index.symbol_provider import ServerNote
 from rag_lsp.langservers.spec import ServerStatus
 from rag_lsp.redaction import redact_json
-from rag_lsp.retrieval.answer import ContextAnswer, ContextItem, IndexSummary
+from rag_lsp.retrieval.answer import LADDER, ContextAnswer, ContextItem, IndexSummary, verbosity_level
+from rag_lsp.retrieval.bundle.prompt_block import prompt_block
+from rag_lsp.retrieval.bundle.relations import Relation
 from rag_lsp.retrieval.ranking.config import ranking_to_settings
 from rag_lsp.workspace.settings import Settings, camel_case
 
 Json = dict[str, Any]
 # How a file becomes a URI: the server's (pygls's) conversion.
 ToUri = Callable[[Path], str]
+STANDARD, VERBOSE, DIAGNOSTIC = (LADDER.index(name) for name in ("standard", "verbose", "diagnostic"))
 
 
-def context_json(answer: ContextAnswer, uri: ToUri | None = None, content: bool = True) -> Json:
-    """``rag-lsp context --json``; with ``uri`` (the server) each item also names its root and URI, and
-    without ``content`` (``verbosity: "locations"``) items carry no text."""
-    result: Json = {
-        "items": [_item(item, uri, content) for item in answer.items],
-        "elapsed_ms": answer.elapsed_ms,
-        "truncated": answer.truncated,
-        "index": _index(answer.index),
-        "query": {"terms": list(answer.terms), "names": list(answer.names)},
-        "tokens": answer.tokens,
-        "budget_tokens": answer.budget_tokens,
-        "token_count": answer.token_count,
-        "strategies_run": list(answer.strategies_run),
-        "strategies_skipped": [{"strategy": name, "reason": reason} for name, reason in answer.strategies_skipped],
-        "language_servers": [server_note_json(note) for note in answer.language_servers],
-    }
+def context_json(answer: ContextAnswer, uri: ToUri | None = None, content: bool = True, prompt: bool = False) -> Json:
+    """``rag-lsp context --json``; with ``uri`` (the server) each item also names its root and URI; without
+    ``content`` (or at verbosity ``locations``) items carry no text; with ``prompt`` the answer's prompt block
+    is added.
+
+    The answer's verbosity chooses the fields, each rung adding to the one before: ``minimal`` the bundle
+    (places, relationship lists, provenance), its task, sections, sufficiency and token counts; ``standard``
+    the query, the mode and truncation; ``verbose`` the evidence of each place (score, reasons, strategies,
+    sources, context-window marks); ``diagnostic`` (= ``full``, the default) the timings, the index and every
+    strategy's and language server's report."""
+    level = verbosity_level(answer.verbosity)
+    content = content and answer.verbosity != "locations"
+    result: Json = {"items": [_item(item, uri, content, level) for item in answer.items]}
+    if level >= DIAGNOSTIC:
+        result["elapsed_ms"] = answer.elapsed_ms
+    if level >= STANDARD:
+        result["truncated"] = answer.truncated
+    if level >= DIAGNOSTIC:
+        result["index"] = _index(answer.index)
+    if level >= STANDARD:
+        result["query"] = {"terms": list(answer.terms), "names": list(answer.names)}
+    result.update(tokens=answer.tokens, budget_tokens=answer.budget_tokens, token_count=answer.token_count)
+    if level >= DIAGNOSTIC:
+        result.update(
+            strategies_run=list(answer.strategies_run),
+            strategies_skipped=[{"strategy": name, "reason": reason} for name, reason in answer.strategies_skipped],
+            language_servers=[server_note_json(note) for note in answer.language_servers],
+        )
+    task: Json = {"type": answer.task.task_type, "confidence": answer.task.confidence, "source": answer.task.source}
+    if level >= DIAGNOSTIC:
+        task["scores"] = dict(answer.task.scores)
+    result["task"] = task
+    if level >= STANDARD:
+        result["mode"] = answer.mode
+    result.update(
+        sections=[{"name": s.name, "tokens": s.tokens, "cap": s.cap, "entries": s.entries, "omitted": s.omitted}
+                  for s in answer.sections],
+        sufficiency=answer.sufficiency,
+        checkouts=[{"root": c.root, "commit": c.commit, "branch": c.branch, "moved_from": c.moved_from}
+                   for c in answer.checkouts],
+        answered_at=answer.answered_at,
+    )
     if answer.warnings:
         result["warnings"] = list(answer.warnings)
     if answer.indexing is not None:
         result["indexing"] = {"done": answer.indexing.done, "total": answer.indexing.total}
+    if prompt:
+        result["prompt"] = prompt_block(answer)
     return redact_json(result)
 
 
-def _item(item: ContextItem, uri: ToUri | None, content: bool) -> Json:
+def _item(item: ContextItem, uri: ToUri | None, content: bool, level: int) -> Json:
     encoded: Json = {
         "path": item.path,
         "start_line": item.start_line,
@@ -67,22 +98,35 @@ def _item(item: ContextItem, uri: ToUri | None, content: bool) -> Json:
         "qualname": item.qualname,
         "kind": item.kind,
         "language": item.language,
-        "score": item.score,
-        "why": list(item.why),
-        "strategies": list(item.strategies),
-        "sources": list(item.sources),
-        "content": item.content,
-        "tokens": item.tokens,
-        "source": item.source,
-        "mergedFrom": [list(span) for span in item.merged_from],
-        "dedupedFrom": [list(span) for span in item.deduped_from],
-        "fileCapped": item.file_capped,
     }
-    if not content:
-        del encoded["content"]
+    if level >= VERBOSE:
+        encoded.update(score=item.score, why=list(item.why), strategies=list(item.strategies),
+                       sources=list(item.sources))
+    if content:
+        encoded["content"] = item.content
+    encoded["tokens"] = item.tokens
+    if level >= VERBOSE:
+        encoded.update(source=item.source, mergedFrom=[list(span) for span in item.merged_from],
+                       dedupedFrom=[list(span) for span in item.deduped_from], fileCapped=item.file_capped)
+    encoded.update(
+        section=item.section,
+        shown=item.shown,
+        blob_id=item.blob_id,
+        commit=item.commit,
+        known=item.known,
+        callers=[_relation(r) for r in item.callers],
+        callers_total=item.callers_total,
+        callees=[_relation(r) for r in item.callees],
+        callees_total=item.callees_total,
+    )
     if uri is not None:
         encoded.update(root=item.root, uri=uri(Path(item.root) / item.path))
     return encoded
+
+
+def _relation(relation: Relation) -> Json:
+    return {"qualname": relation.qualname, "kind": relation.kind, "path": relation.path, "line": relation.line,
+            "source": relation.source}
 
 
 def _index(summaries: tuple[IndexSummary, ...]) -> Json:

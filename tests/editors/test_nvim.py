@@ -181,7 +181,7 @@ def test_rag_context_fills_quickfix_and_scratch_buffer(nvim, workspace, tmp_path
     assert lines[0] == "# RagContext where is the rate limit configured"
     assert re.match(r"1\. shop/limits\.py:6 \(allow\) — bm25 [\d.]+: matches ", lines[2]), lines
     assert "    def allow(requests_per_minute):" in lines
-    assert re.match(r"\d+ places, ~\d+ tokens \(estimated\) of 4000; ", lines[-1]), lines
+    assert re.match(r"\d+ places, \d+ tokens \(cl100k\) of 4000; ", lines[-1]), lines
     # The block is the command line's readable output for the same question (timings aside).
     cli = subprocess.run([RAG_LSP, "context", "where is the rate limit configured", "--root", str(workspace),
                           "--no-cache"], capture_output=True, text=True, timeout=60, check=True).stdout
@@ -189,6 +189,18 @@ def test_rag_context_fills_quickfix_and_scratch_buffer(nvim, workspace, tmp_path
     assert mask("\n".join(lines[2:])) == mask(cli.rstrip("\n"))
     assert values["scratch_filetype"] == "ragcontext" and values["scratch_modifiable"] is False
     assert values["jumped_to"] == {"file": "limits.py", "line": 6}
+
+
+def test_rag_prompt_puts_the_prompt_block_in_the_register(nvim, workspace, tmp_path):
+    values = run_scenario(nvim, "test_prompt.lua", tmp_path, workspace)
+    block = values["register"]
+    assert block.startswith("Likely relevant places, ranked (found by "), block
+    assert "verify before relying on them):\n1. shop/ledger.py:" in block and "\n## source\n" in block
+    # The same bytes as the command line's prompt block for the same question on the same workspace.
+    cli = subprocess.run([RAG_LSP, "context", "why does Ledger.post raise KeyError", "--root", str(workspace),
+                          "--no-cache", "--format", "prompt"], capture_output=True, text=True, timeout=60,
+                         check=True).stdout
+    assert block == cli
 
 
 def test_code_lenses_appear_resolve_and_run(nvim, workspace, tmp_path):

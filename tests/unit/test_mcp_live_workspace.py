@@ -109,3 +109,15 @@ def test_answers_during_the_first_indexing_say_so(tmp_path):
         assert workspace.freshness()["indexed_at"] is not None
     finally:
         workspace.close()
+
+
+def test_the_prompt_format_is_the_block_alone_and_the_same_for_the_same_answer(tree):
+    workspace = _started(tree)
+    try:
+        asked = {"question": "why does charge fail", "format": "prompt", "known": {}}
+        first, second = workspace.call("context", asked), workspace.call("context", asked)
+        assert first.text == second.text == first.result["prompt"]
+        assert first.text.startswith("Likely relevant places, ranked (found by ") and "[rag-lsp:" not in first.text
+        assert first.result["task"]["type"] == "debug" and "freshness" in first.result
+    finally:
+        workspace.close()

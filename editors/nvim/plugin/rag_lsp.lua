@@ -20,6 +20,13 @@ end, {
   desc = 'rag_lsp: ranked context for a question into the quickfix list (! also opens the readable block)',
 })
 
+command('RagPrompt', function(args)
+  require('rag_lsp').prompt(args.args)
+end, {
+  nargs = '*',
+  desc = 'rag_lsp: the answer to a question as a prompt block, in the unnamed register (and + with a clipboard)',
+})
+
 command('RagSymbol', function(args)
   require('rag_lsp').symbol({ scratch = args.bang or nil })
 end, { bang = true, desc = 'rag_lsp: context for the symbol under the cursor' })

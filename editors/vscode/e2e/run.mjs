@@ -497,15 +497,17 @@ async function main() {
     need(/## 1\. shop\/ledger\.py/.test(one) && !one.includes("## 2."), `topK 1 did not apply:\n${one}`);
     log("ragLsp.topK = 1 applied without a restart");
 
-    // 8. "RAG: Copy context…" puts the plain block on the clipboard.
+    // 8. "RAG: Copy context…" puts the server's prompt block on the clipboard.
     await palette(page, "RAG: Copy context…");
     await page.locator(".quick-input-widget", { hasText: "RAG: Copy context" }).waitFor({ timeout: 15000 });
     await page.locator(".quick-input-widget input").fill("why does Ledger.post raise KeyError");
     await page.locator(".quick-input-widget input").press("Enter");
     await page.locator(".notification-toast", { hasText: "RAG: copied 1 place" }).first().waitFor({ timeout: 15000 });
     const clipboard = await page.evaluate(() => navigator.clipboard.readText());
-    need(/^1\. shop\/ledger\.py:\d+ \(Ledger\.post\) — /.test(clipboard) && /^1 places, ~\d+ tokens/m.test(clipboard),
-      `the clipboard does not hold the context block:\n${clipboard}`);
+    need(/^Likely relevant places, ranked \(found by .*; verify before relying on them\):\n1\. shop\/ledger\.py:\d+-\d+ Ledger\.post — /.test(clipboard)
+      && /^Task: debug \(confidence [\d.]+\); mode task; sufficiency [\d.]+; \d+ tokens \(cl100k\)/m.test(clipboard)
+      && /^## source$/m.test(clipboard),
+      `the clipboard does not hold the prompt block:\n${clipboard}`);
     log(`clipboard: ${clipboard.split("\n")[0]}`);
     await page.keyboard.press("Escape");
 

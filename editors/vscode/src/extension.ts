@@ -168,15 +168,16 @@ export async function activate(context: vscode.ExtensionContext): Promise<RagLsp
     let params: Record<string, unknown>;
     if (query.trim()) {
       lastQuestion = query.trim();
-      params = contextParams(lastQuestion);
+      params = contextParams(lastQuestion, { format: "prompt" });
     } else if (editor && editor.document.uri.scheme === "file") {
-      params = contextParams("", { uri: editor.document.uri.toString(), position: editor.selection.active });
+      params = contextParams("", { uri: editor.document.uri.toString(), position: editor.selection.active, format: "prompt" });
     } else {
       void vscode.window.showInformationMessage("RAG: type a question, or put the cursor on a symbol in a file.");
       return;
     }
     const result = await rag.request<ContextResult>(METHOD_CONTEXT, params);
-    await vscode.env.clipboard.writeText(renderContextBlock(result));
+    // The server's prompt block (the same answer, the same bytes); an older server sends none.
+    await vscode.env.clipboard.writeText(result.prompt ?? renderContextBlock(result));
     void vscode.window.showInformationMessage(
       `RAG: copied ${result.items.length} ${result.items.length === 1 ? "place" : "places"} (~${result.tokens} tokens) to the clipboard.`,
     );

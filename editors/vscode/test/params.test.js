@@ -118,3 +118,8 @@ test("snippet headers are comments in the file's language", () => {
   assert.equal(params.commentLine("Makefile", "x"), "# x");
   assert.equal(params.commentLine("main.go", "x"), "// x");
 });
+
+test("context params ask for the prompt block and the verbosity ladder when told to", () => {
+  assert.deepEqual(params.contextParams("q", { format: "prompt", verbosity: "minimal" }),
+    { query: "q", verbosity: "minimal", format: "prompt" });
+});

@@ -127,3 +127,9 @@ test("document titles are one short line without path separators", () => {
   assert.equal(render.documentTitle("x".repeat(100), 10), "xxxxxxxxx…");
   assert.equal(render.documentTitle("  "), "context");
 });
+
+test("the plain block names the tokenizer that counted, as rag-lsp context does", () => {
+  const counted = contextResult({ token_count: "cl100k" });
+  const footer = render.renderContextBlock(counted).split("\n").pop();
+  assert.match(footer, /^2 places, 69 tokens \(cl100k\) of 4000; /);
+});

@@ -4,6 +4,7 @@
 ---   setup(opts)                                     configure and enable the client
 ---   update_settings(settings)                       send new server settings to running clients
 ---   ask(question, opts)                             :RagContext
+---   prompt(question, opts)                          :RagPrompt
 ---   symbol(opts)                                    :RagSymbol
 ---   status(opts)                                    :RagStatus
 ---   context(params, callback, opts)                 ragLsp/context, raw
@@ -127,6 +128,43 @@ function M.ask(question, opts)
       ui().error(title, err)
     else
       ui().present(title, result, { scratch = opts.scratch })
+    end
+    if opts.callback then
+      opts.callback(err, result)
+    end
+  end, { bufnr = opts.bufnr })
+end
+
+--- :RagPrompt — ask a question and put the server's prompt block (ragLsp/context with format = 'prompt':
+--- the places with their reasons, then the bundle; the same answer gives the same bytes) in the unnamed
+--- register, and in `+` when Neovim has a clipboard. opts: topK, budgetTokens, evidence, bufnr, callback.
+function M.prompt(question, opts)
+  opts = opts or {}
+  if not question or vim.trim(question) == '' then
+    vim.ui.input({ prompt = 'RAG question: ' }, function(input)
+      if input and vim.trim(input) ~= '' then
+        M.prompt(input, opts)
+      end
+    end)
+    return
+  end
+  local title = 'RagPrompt ' .. question
+  M.context({
+    query = question,
+    evidence = opts.evidence,
+    topK = opts.topK,
+    budgetTokens = opts.budgetTokens,
+    format = 'prompt',
+  }, function(err, result)
+    local block = result and render.val(result.prompt)
+    if err or not block then
+      ui().error(title, err or 'the server sent no prompt block (is it older than format = "prompt"?)')
+    else
+      vim.fn.setreg('"', block)
+      if vim.fn.has('clipboard') == 1 then
+        pcall(vim.fn.setreg, '+', block)
+      end
+      ui().notify(('prompt block copied: %s'):format(render.summary(result)), vim.log.levels.INFO)
     end
     if opts.callback then
       opts.callback(err, result)

@@ -58,10 +58,13 @@ end
 function M.summary(result)
   local items = val(result.items) or {}
   local index = val(result.index) or {}
+  local counter = val(result.token_count) or 'estimate'
+  local counted = counter == 'estimate' and ('~%s tokens (estimated)'):format(val(result.tokens) or 0)
+    or ('%s tokens (%s)'):format(val(result.tokens) or 0, counter)
   local parts = {
-    ('%s, ~%s tokens (estimated) of %s%s; %.1f ms ranking over %s files / %s chunks'):format(
+    ('%s, %s of %s%s; %.1f ms ranking over %s files / %s chunks'):format(
       plural(#items, 'place'),
-      val(result.tokens) or 0,
+      counted,
       val(result.budget_tokens) or '?',
       val(result.truncated) and ', truncated' or '',
       tonumber(val(result.elapsed_ms)) or 0,

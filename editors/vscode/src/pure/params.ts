@@ -17,8 +17,10 @@ export interface ContextOptions {
   evidence?: string[];
   topK?: number;
   budgetTokens?: number;
-  /** `locations` leaves out the code of each place. */
-  verbosity?: "full" | "locations";
+  /** `locations` leaves out the code of each place; the ladder `minimal` … `diagnostic` chooses the fields. */
+  verbosity?: "full" | "locations" | "minimal" | "standard" | "verbose" | "diagnostic";
+  /** `prompt` adds the answer's prompt block (`prompt`) to the result. */
+  format?: "json" | "prompt";
   /** A focus: its workspace folder is searched first; with an empty query, the symbol there is the question. */
   uri?: string;
   position?: Position;
@@ -43,6 +45,7 @@ export function contextParams(query: string, options: ContextOptions = {}): Reco
   positiveInteger(params, "topK", options.topK);
   positiveInteger(params, "budgetTokens", options.budgetTokens);
   if (options.verbosity) params.verbosity = options.verbosity;
+  if (options.format) params.format = options.format;
   const focused = params.textDocument !== undefined && params.position !== undefined;
   if (!params.query && !params.evidence && !focused) {
     throw new Error("ask a question, paste evidence, or give a document and a position");

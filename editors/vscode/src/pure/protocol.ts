@@ -37,6 +37,12 @@ export interface ContextResult {
   token_count?: string;
   warnings?: string[];
   indexing?: { done: number; total: number };
+  /** The task type the bundle was built for, and how sure the classifier was (`source` `request` when asked). */
+  task?: { type: string; confidence: number; source: string };
+  /** How complete the bundle is for its task, in [0, 1]. */
+  sufficiency?: number;
+  /** With `format: "prompt"`: the answer as a block to paste into a prompt (byte-stable). */
+  prompt?: string;
 }
 
 /** One language server planned for a root (`ragLsp/status` `language_servers[]`). */

@@ -82,8 +82,12 @@ export function renderContextBlock(result: ContextResult): string {
     const code = (item.content ?? "").split("\n").map((line) => `    ${line}`);
     return [`${i + 1}. ${item.path}:${item.start_line}${name} — ${item.why.join("; ")}`, ...code].join("\n");
   });
+  const counted =
+    (result.token_count ?? "estimate") === "estimate"
+      ? `~${result.tokens} tokens (estimated)`
+      : `${result.tokens} tokens (${result.token_count})`;
   const footer =
-    `${result.items.length} places, ~${result.tokens} tokens (estimated) of ${result.budget_tokens}` +
+    `${result.items.length} places, ${counted} of ${result.budget_tokens}` +
     `${result.truncated ? ", truncated" : ""}; ${result.elapsed_ms.toFixed(1)} ms ranking` +
     ` over ${result.index.files} files / ${result.index.chunks} chunks`;
   return blocks.length ? [...blocks, footer].join("\n\n") : `no matching places\n${footer}`;

@@ -1,0 +1,219 @@
+"""What a bundle adds around the ranked places: their callers and callees, and the tests, documents and
+configuration files that name them.
+
+A place is easier to trust with its neighbours: who calls a failing function, what a function to extend
+relies on, which test exercises it. The answers come from the question's symbol provider, so a ready language
+server gives type-aware references and definitions and the tree-sitter index answers otherwise (each
+relationship names its source). Relationship lists are capped (``MAX_RELATIONS`` each, their totals kept);
+only the top ``RELATED_ENTITIES`` definitions get tests, documents and configuration of their own.
+
+``gather`` works on one root under its index lock, after ranking, and only for what the template lists.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from rag_lsp.index.root_index import Index
+from rag_lsp.index.symbol_provider import SymbolProvider
+from rag_lsp.index.terms import tokenize
+from rag_lsp.model import CLASS_LIKE_KINDS, Definition, Reference
+from rag_lsp.path_kinds import is_prose_path, is_test_path
+from rag_lsp.retrieval.bundle.provenance import Checkout
+from rag_lsp.retrieval.bundle.summaries import Summariser, Summary
+from rag_lsp.retrieval.bundle.templates import Template
+from rag_lsp.retrieval.rank import Candidate
+from rag_lsp.retrieval.window import Placed
+
+MAX_RELATIONS = 10
+# Names a definition uses that are resolved for its callees, at most.
+MAX_CALLEE_NAMES = 40
+# A name defined in more files than this is too ambiguous to call a callee.
+MAX_CALLEE_FILES = 1
+# Top definitions that get tests, documents and configuration of their own, and how many of each per answer.
+RELATED_ENTITIES = 3
+RELATED_PER_SECTION = 3
+RELATED_PER_ENTITY = 2
+# BM25 hits searched for documents and configuration that name a definition.
+MENTION_POOL = 40
+# A definition name shorter than this names too much text to search documents for.
+MIN_MENTION_CHARS = 4
+CONFIG_LANGUAGES = frozenset({"yaml", "toml", "json", "ini"})
+_DEFINITION_KINDS = CLASS_LIKE_KINDS | {"function", "method", "constructor", "macro"}
+
+
+@dataclass(frozen=True, slots=True)
+class Relation:
+    """A definition related to a place: one that uses it (a caller) or that it uses (a callee), where, and
+    which source said so (a language server's name, or ``tree-sitter``)."""
+
+    qualname: str
+    kind: str
+    path: str
+    line: int
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class Facts:
+    """What the bundle knows about one place beyond its text."""
+
+    summary: Summary
+    callers: tuple[Relation, ...] = ()
+    callees: tuple[Relation, ...] = ()
+    callers_total: int = 0
+    callees_total: int = 0
+
+
+@dataclass(slots=True)
+class Gathered:
+    """One root's additions: facts per place (by path and first line), the related places found (role
+    ``related``, in the order found) and its checkout."""
+
+    root: str
+    facts: dict[tuple[str, int], Facts] = field(default_factory=dict)
+    related: list[Placed] = field(default_factory=list)
+    checkout: Checkout | None = None
+
+
+def section_of_path(path: str, language: str) -> str:
+    """The section a place's file belongs in by its kind: ``tests``, ``docs``, ``configuration`` or
+    ``source``."""
+    if is_test_path(path):
+        return "tests"
+    if is_prose_path(path):
+        return "docs"
+    return "configuration" if language in CONFIG_LANGUAGES else "source"
+
+
+def gather(index: Index, placed: Sequence[Placed], provider: SymbolProvider, template: Template | None,
+           top_k: int, checkout: Checkout | None) -> Gathered:
+    """Summaries of every place, and what ``template`` lists around the first ``top_k`` ranked ones; without a
+    template (``ranked`` mode) nothing but the checkout, so that the plain ranking costs nothing more. Call
+    under ``index.lock``."""
+    summariser = Summariser(index)
+    gathered = Gathered(str(index.root), checkout=checkout)
+    if template is None:
+        return gathered
+    sections = set(template.sections)
+    wants_references = bool(sections & {"callers", "tests"})
+    entities = 0
+    taken = {(p.chunk.path, p.start_line) for p in placed}
+    for position, place in enumerate(placed):
+        summary = summariser.summarise(place.chunk)
+        definition = summary.definition
+        if (definition is None or definition.kind not in _DEFINITION_KINDS or place.candidate.role != "ranked"
+                or position >= top_k):
+            gathered.facts[(place.chunk.path, place.start_line)] = Facts(summary)
+            continue
+        references = provider.references(definition) if wants_references else {}
+        source = provider.reference_source(definition) if references else ""
+        callers = _callers(summariser, provider, definition, references, source)
+        callees = _callees(index, provider, definition) if "callees" in sections else []
+        gathered.facts[(place.chunk.path, place.start_line)] = Facts(
+            summary, tuple(callers[:MAX_RELATIONS]) if "callers" in sections else (),
+            tuple(callees[:MAX_RELATIONS]), len(callers) if "callers" in sections else 0, len(callees))
+        if entities < RELATED_ENTITIES:
+            entities += 1
+            if "tests" in sections:
+                _add_tests(index, gathered, definition, callers, taken)
+            # In the template's order: a set's order would differ between processes.
+            for kind in (section for section in template.sections if section in ("docs", "configuration")):
+                _add_mentions(index, gathered, definition, kind, taken)
+    for place in gathered.related:
+        gathered.facts[(place.chunk.path, place.start_line)] = Facts(summariser.summarise(place.chunk))
+    return gathered
+
+
+def _enclosing(summariser: Summariser, path: str, line: int) -> Definition | None:
+    """The innermost definition of a file around a line."""
+    around = [d for d in summariser.index.symbols.in_file(path) if d.start_line <= line <= d.end_line]
+    return max(around, key=lambda d: (d.start_line, -d.end_line, d.qualname), default=None)
+
+
+def _callers(summariser: Summariser, provider: SymbolProvider, definition: Definition,
+             references: dict[str, list[Reference]], source: str) -> list[Relation]:
+    """One relation per definition (or file's top level) that uses ``definition``, in path and line order;
+    import statements and the definition's own lines are not uses."""
+    found: dict[tuple[str, str], Relation] = {}
+    for path in sorted(references):
+        imports = provider.import_lines(path)
+        for reference in sorted(references[path], key=lambda r: r.line):
+            if reference.line in imports or (path == definition.path and
+                                             definition.start_line <= reference.line <= definition.end_line):
+                continue
+            owner = _enclosing(summariser, path, reference.line)
+            qualname = owner.qualname if owner is not None else f"{path} (top level)"
+            found.setdefault((path, qualname), Relation(qualname, owner.kind if owner else "code", path,
+                                                        reference.line, source))
+    return list(found.values())
+
+
+def _callees(index: Index, provider: SymbolProvider, definition: Definition) -> list[Relation]:
+    """The definitions ``definition`` uses, in the order it first uses them: a name defined in its own file,
+    or in one other file (a name defined in several is ambiguous and left out); itself and its members are
+    not callees."""
+    references = sorted((r for r in index.references.get(definition.path, ())
+                         if definition.start_line <= r.line <= definition.end_line), key=lambda r: (r.line, r.name))
+    names = list(dict.fromkeys(r.name for r in references if r.name != definition.name))[:MAX_CALLEE_NAMES]
+    found: list[Relation] = []
+    for name in names:
+        defined = [d for d in provider.definitions(name)
+                   if not (d.path == definition.path and definition.start_line <= d.start_line <= definition.end_line)]
+        local = [d for d in defined if d.path == definition.path]
+        if not local and len({d.path for d in defined}) > MAX_CALLEE_FILES:
+            continue
+        chosen = (local or defined)[:1]
+        found.extend(Relation(d.qualname, d.kind, d.path, d.start_line, provider.source_of(d)) for d in chosen)
+    return found
+
+
+def _add_tests(index: Index, gathered: Gathered, definition: Definition, callers: list[Relation],
+               taken: set[tuple[str, int]]) -> None:
+    """The test code among a definition's callers, as places (at most ``RELATED_PER_ENTITY`` of it)."""
+    added = 0
+    for caller in callers:
+        if added == RELATED_PER_ENTITY or _count(gathered, "tests") >= RELATED_PER_SECTION:
+            return
+        if is_test_path(caller.path) and _add(index, gathered, caller.path, caller.line,
+                                              f"tests `{definition.qualname}` (line {caller.line})",
+                                              caller.source, "tests", taken):
+            added += 1
+
+
+def _add_mentions(index: Index, gathered: Gathered, definition: Definition, section: str,
+                  taken: set[tuple[str, int]]) -> None:
+    """Prose or configuration chunks that name a definition (by its name, as written), best BM25 hit first."""
+    if len(definition.name) < MIN_MENTION_CHARS:
+        return
+    added = 0
+    for chunk_id, _ in index.bm25.top_k(tokenize(definition.name), MENTION_POOL):
+        if added == RELATED_PER_ENTITY or _count(gathered, section) >= RELATED_PER_SECTION:
+            return
+        chunk = index.chunks[chunk_id]
+        if (section_of_path(chunk.path, chunk.language) == section and definition.name in chunk.content
+                and _add(index, gathered, chunk.path, chunk.start_line, f"names `{definition.qualname}`", "index",
+                         section, taken)):
+            added += 1
+
+
+def _count(gathered: Gathered, section: str) -> int:
+    return sum(1 for p in gathered.related if section_of_path(p.chunk.path, p.chunk.language) == section)
+
+
+def _add(index: Index, gathered: Gathered, path: str, line: int, why: str, source: str, section: str,
+         taken: set[tuple[str, int]]) -> bool:
+    found = index.chunk_at(path, line)
+    if found is None or section_of_path(path, found[1].language) != section:
+        return False
+    chunk_id, chunk = found
+    if (path, chunk.start_line) in taken:
+        return False
+    taken.add((path, chunk.start_line))
+    candidate = Candidate(chunk_id, 0.0, [why], [], [source], role="related")
+    gathered.related.append(Placed(candidate, chunk, str(index.root), chunk.start_line, chunk.end_line,
+                                   chunk.content))
+    return True
+
+

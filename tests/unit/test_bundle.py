@@ -1,0 +1,375 @@
+"""The bundle: task classification, templates, real token counts, summaries, relations, sufficiency, known files,
+provenance and the prompt block, on a small workspace with callers, tests, docs and configuration."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from dataclasses import replace
+
+import pytest
+from conftest import write_tree
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from rag_lsp.index.root_index import Index
+from rag_lsp.index.symbol_provider import IndexSymbolProvider
+from rag_lsp.index.tables import workspace_tables
+from rag_lsp.retrieval.answer import ContextRequest
+from rag_lsp.retrieval.bundle.classify import classify
+from rag_lsp.retrieval.bundle.prompt_block import prompt_block
+from rag_lsp.retrieval.bundle.provenance import CheckoutWatch, read_checkout
+from rag_lsp.retrieval.bundle.sufficiency import sufficiency
+from rag_lsp.retrieval.bundle.templates import RELATION_SECTIONS, TASK_TYPES, Template, task_table, template
+from rag_lsp.retrieval.bundle.tokenizers import tokenizer
+from rag_lsp.retrieval.retrieve import retrieve
+from rag_lsp.server import wire
+
+SHOP = {
+    "shop/ledger.py": '''"""Double-entry ledger."""
+from shop.currency import convert
+
+
+class Ledger:
+    """Keeps one account per currency, so that every posting is converted to euros before it is stored."""
+
+    def __init__(self):
+        self.accounts = {}
+
+    def post(self, entry):
+        """Post an entry; the account must exist for its currency, else the ledger raises KeyError."""
+        account = self.accounts[entry.currency]
+        account.append(convert(entry.amount, entry.currency))
+''',
+    "shop/currency.py": '''RATES = {"EUR": 1.0, "USD": 0.9}
+
+
+def convert(amount, currency):
+    """Convert an amount to euros using RATES."""
+    return amount * RATES[currency]
+''',
+    "shop/cart.py": '''from shop.ledger import Ledger
+
+
+def checkout(ledger, entry):
+    """Close a cart by posting its entry."""
+    ledger.post(entry)
+
+
+def refund(ledger, entry):
+    ledger.post(entry)
+''',
+    "tests/test_ledger.py": '''from shop.ledger import Ledger
+
+
+def test_post_needs_an_account():
+    ledger = Ledger()
+    ledger.post(None)
+''',
+    "docs/ledger.md": "# Ledger\n\nThe `Ledger` keeps one account per currency; `post` raises KeyError otherwise.\n",
+    "config/shop.yaml": "ledger:\n  class: Ledger\n  currency: EUR\n",
+}
+DEBUG = "why does Ledger.post raise KeyError"
+
+
+@pytest.fixture
+def shop(tmp_path):
+    index = Index(write_tree(tmp_path / "ws", SHOP), use_cache=False)
+    index.refresh()
+    return index
+
+
+# Classification.
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    (DEBUG, "debug"),
+    ("how does the ledger convert currencies", "explain"),
+    ("add a refund command to the cart", "extend"),
+    ("review the checkout change for race conditions", "review"),
+    ("where is the exchange rate table defined", "locate"),
+    ("ledger currency", "general"),
+])
+def test_questions_are_classified_by_their_patterns(question, expected):
+    assert classify(question).task_type == expected
+
+
+def test_confidence_is_the_score_over_half_the_total_raised_by_the_gap():
+    total = sum(entry["weight"] for entry in task_table()["locate"]["patterns"])
+    # "find" alone: one locate pattern of weight 10, nothing else matches; the gap to the runner-up is all of it.
+    assert classify("find it").confidence == round(min(1.0, 10 / (0.5 * total) * 1.3), 2)
+    nothing = classify("ledger currency")
+    assert (nothing.task_type, nothing.confidence, nothing.source) == ("general", 0.0, "classified")
+
+
+def test_a_close_runner_up_raises_confidence_less():
+    alone, contested = classify("find it"), classify("find the bug")
+    assert contested.task_type == "debug" and alone.confidence >= contested.confidence > 0
+
+
+def test_every_template_loads_with_source_before_its_relationship_lists():
+    for name in TASK_TYPES:
+        chosen = template(name)
+        assert chosen.sections and "source" in chosen.sections
+        relations = [chosen.sections.index(s) for s in chosen.sections if s in RELATION_SECTIONS]
+        assert all(position > chosen.sections.index("source") for position in relations)
+    assert template("debug").boost("source") == 2.0 and template("debug").boost("tests") == 1.0
+
+
+# Token counts.
+
+
+def test_real_tokenizers_count_as_tiktoken_does():
+    cl100k, o200k = tokenizer("cl100k"), tokenizer("o200k")
+    assert (cl100k.name, o200k.name) == ("cl100k", "o200k")
+    # Counts from the reference encodings: the two differ on this text.
+    text = "    def __init__(self):\n        self.accounts = {}\n"
+    assert cl100k.count("hello world") == o200k.count("hello world") == 2
+    assert cl100k.count(text) != tokenizer("estimate").count(text)
+    assert tokenizer("no such encoding").name == "estimate"
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.text(alphabet="abc def(){}:=\t", max_size=30), max_size=12), st.integers(0, 40))
+def test_a_cut_keeps_whole_lines_within_the_budget(lines, budget):
+    counter = tokenizer("cl100k")
+    text = "\n".join(lines)
+    cut = counter.truncate(text, budget)
+    assert counter.count(cut) <= budget or cut == text
+    assert text.startswith(cut) and (cut in ("", text) or text[len(cut)] == "\n")
+
+
+# Packing.
+
+
+@pytest.mark.parametrize("mode", ["task", "ranked"])
+@pytest.mark.parametrize("task_type", TASK_TYPES)
+@pytest.mark.parametrize("budget", [40, 150, 600, 4000])
+def test_a_bundle_never_exceeds_its_budget(shop, mode, task_type, budget):
+    answer = retrieve(shop, ContextRequest(DEBUG, top_k=3, budget_tokens=budget, task_type=task_type, mode=mode))
+    counter = tokenizer("cl100k")
+    assert answer.tokens <= budget and answer.token_count == "cl100k"
+    for item in answer.items:
+        assert counter.count(item.content) <= item.tokens
+
+
+def test_a_debug_bundle_holds_the_code_its_callers_and_its_tests(shop):
+    answer = retrieve(shop, ContextRequest(DEBUG, top_k=3))
+    assert (answer.task.task_type, answer.mode) == ("debug", "task")
+    post = next(item for item in answer.items if item.qualname == "Ledger.post")
+    assert post.section == "source" and post.shown == "source" and "self.accounts[" in post.content
+    assert [c.qualname for c in post.callers] == ["checkout", "refund", "test_post_needs_an_account"]
+    assert {c.source for c in post.callers} == {"tree-sitter"} and post.callers_total == 3
+    assert [c.qualname for c in post.callees] == ["convert"]
+    assert any(item.section == "tests" and item.path == "tests/test_ledger.py" for item in answer.items)
+    names = [s.name for s in answer.sections]
+    assert names == list(template("debug").sections)
+    assert {s.name for s in answer.sections if s.entries} >= {"source", "callers", "callees", "tests"}
+    # The relationship lists are counted in their owner's tokens.
+    assert sum(s.tokens for s in answer.sections) == answer.tokens
+
+
+def test_minimal_explain_shows_summaries_and_debug_the_code(shop):
+    explain = retrieve(shop, ContextRequest("explain how Ledger.post works", top_k=3, verbosity="minimal"))
+    post = next(item for item in explain.items if item.qualname == "Ledger.post")
+    assert explain.task.task_type == "explain" and post.shown == "summary"
+    assert post.content.startswith("    def post(self, entry):") and "self.accounts[" not in post.content
+    assert '"""Post an entry' in post.content
+    debug = retrieve(shop, ContextRequest(DEBUG, top_k=3, verbosity="minimal"))
+    assert next(i for i in debug.items if i.qualname == "Ledger.post").shown == "source"
+
+
+def test_raw_source_takes_at_most_half_the_budget(shop):
+    answer = retrieve(shop, ContextRequest(DEBUG, top_k=6, budget_tokens=120))
+    raw = sum(item.tokens - _list_tokens(item) for item in answer.items
+              if item.shown == "source" and item.section in ("source", "tests", "callees"))
+    assert raw <= 60 and answer.tokens <= 120
+
+
+def _list_tokens(item) -> int:
+    from rag_lsp.retrieval.bundle.sections import relation_text
+
+    counter = tokenizer("cl100k")
+    return sum(counter.count(relation_text(kind, item.qualname or item.path, found, total)) for kind, found, total
+               in (("callers", item.callers, item.callers_total), ("callees", item.callees, item.callees_total))
+               if found)
+
+
+def test_ranked_mode_is_the_places_by_score_without_sections(shop):
+    answer = retrieve(shop, ContextRequest(DEBUG, top_k=3, mode="ranked"))
+    assert answer.mode == "ranked" and answer.sections == ()
+    assert all(item.section is None and not item.callers for item in answer.items)
+    ranked = [item.score for item in answer.items if item.source == "ranked"]
+    assert ranked == sorted(ranked, reverse=True)
+
+
+# Known files and provenance.
+
+
+def test_a_known_unchanged_file_is_one_line_and_a_changed_one_is_flagged(shop):
+    first = retrieve(shop, ContextRequest(DEBUG, top_k=3))
+    post = next(item for item in first.items if item.qualname == "Ledger.post")
+    blob = post.blob_id
+    assert blob == subprocess.run(["git", "hash-object", "--stdin"], input=(shop.root / post.path).read_bytes(),
+                                  capture_output=True, check=True).stdout.decode().strip()
+    held = retrieve(shop, ContextRequest(DEBUG, top_k=3, known=((post.path, blob),)))
+    again = [item for item in held.items if item.path == post.path]
+    assert len(again) == 1 and again[0].content == f"already read, unchanged: {post.path}"
+    assert (again[0].shown, again[0].known) == ("unchanged", "unchanged") and held.tokens < first.tokens
+    stale = retrieve(shop, ContextRequest(DEBUG, top_k=3, known=((str(shop.root / post.path), "0" * 40),)))
+    changed = next(item for item in stale.items if item.path == post.path)
+    assert (changed.shown, changed.known) == ("source", "changed") and "self.accounts[" in changed.content
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_the_checkout_is_read_from_git_and_a_move_is_said_once(tmp_path):
+    root = write_tree(tmp_path / "repo", {"a.py": "def a():\n    return 1\n"})
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=root,
+                              capture_output=True, text=True, check=True).stdout.strip()
+
+    git("init", "-q", "-b", "main")
+    git("add", ".")
+    git("commit", "-qm", "one")
+    first = git("rev-parse", "HEAD")
+    assert read_checkout(root) == (first, "main")
+    assert read_checkout(root / "sub") == (first, "main")
+    index = Index(root, use_cache=False)
+    watch = CheckoutWatch()
+    assert watch.observe(index).moved_from is None
+    git("checkout", "-qb", "feature")
+    (root / "a.py").write_text("def a():\n    return 2\n")
+    git("commit", "-qam", "two")
+    git("pack-refs", "--all")
+    moved = watch.observe(index)
+    assert (moved.commit, moved.branch) == (git("rev-parse", "HEAD"), "feature")
+    assert moved.moved_from == f"main@{first[:12]}"
+    assert watch.observe(index).moved_from is None
+    # An answer says it once, through the process's own watch.
+    index.refresh()
+    retrieve(index, ContextRequest("a", top_k=1))
+    git("checkout", "-q", "main")
+    index.refresh()
+    said = retrieve(index, ContextRequest("a", top_k=1))
+    assert [w for w in said.warnings if "moved from feature@" in w and "to main@" in w]
+    assert said.checkouts[0].moved_from is not None and said.items[0].commit == first
+    assert not [w for w in retrieve(index, ContextRequest("a", top_k=1)).warnings if "moved" in w]
+    git("worktree", "add", "-q", str(tmp_path / "other"), "feature")
+    assert read_checkout(tmp_path / "other") == (git("rev-parse", "feature"), "feature")
+    assert read_checkout(tmp_path) == (None, None)
+
+
+# Sufficiency.
+
+
+def test_sufficiency_is_position_weighted_coverage_with_bonuses():
+    chosen = Template("x", ("source", "callers", "tests"), (), True)
+    most = 1 + 1 / 2 + 1 / 3 + 0.3
+    assert sufficiency(chosen, {"source", "callers", "tests"}, True, 60, 500) == 1.0
+    assert sufficiency(chosen, {"source"}, True, 0, 500) == round(1.2 / most, 2)
+    assert sufficiency(chosen, {"source", "tests"}, False, 51, 500) == round((1 + 1 / 3 + 0.1) / most, 2)
+    assert sufficiency(chosen, {"source"}, True, 0, 99) == round(0.6 / most, 2)
+    assert sufficiency(chosen, set(), False, 0, 0) == 0.0
+
+
+def test_a_larger_budget_is_at_least_as_sufficient(shop):
+    small = retrieve(shop, ContextRequest(DEBUG, top_k=3, budget_tokens=60))
+    large = retrieve(shop, ContextRequest(DEBUG, top_k=3, budget_tokens=4000))
+    assert 0 <= small.sufficiency < large.sufficiency <= 1
+
+
+# The prompt block and the wire.
+
+
+def test_the_same_answer_renders_to_the_same_prompt_bytes(shop):
+    first = retrieve(shop, ContextRequest(DEBUG, top_k=3))
+    second = retrieve(shop, ContextRequest(DEBUG, top_k=3))
+    block = prompt_block(first)
+    assert block == prompt_block(second) and block.endswith("\n")
+    assert block.startswith("Likely relevant places, ranked (found by ")
+    assert "verify before relying on them):\n1. shop/ledger.py:" in block
+    assert "\n## source\n" in block and "\n## callers\n" in block and "is called by" in block
+    # Nothing that changes between two askings of the same question: no timings, no time of day.
+    later = replace(first, elapsed_ms=first.elapsed_ms + 1000, answered_at="2000-01-01T00:00:00+00:00")
+    assert prompt_block(later) == block and not re.search(r"\d+(\.\d+)? ms\b", block)
+
+
+def test_each_verbosity_adds_to_the_one_before(shop):
+    fields = {}
+    for verbosity in ("minimal", "standard", "verbose", "diagnostic", "full"):
+        encoded = wire.context_json(retrieve(shop, ContextRequest(DEBUG, top_k=2, verbosity=verbosity)))
+        fields[verbosity] = set(encoded) | {f"items.{key}" for key in encoded["items"][0]}
+    assert {"task", "sufficiency", "sections", "checkouts", "items.blob_id", "items.content"} <= fields["minimal"]
+    assert fields["standard"] - fields["minimal"] == {"query", "mode", "truncated"}
+    assert fields["verbose"] - fields["standard"] == {f"items.{k}" for k in (
+        "score", "why", "strategies", "sources", "source", "mergedFrom", "dedupedFrom", "fileCapped")}
+    assert fields["diagnostic"] - fields["verbose"] == {
+        "elapsed_ms", "index", "strategies_run", "strategies_skipped", "language_servers"}
+    assert fields["full"] == fields["diagnostic"]
+    locations = wire.context_json(retrieve(shop, ContextRequest(DEBUG, top_k=2, verbosity="locations")))
+    assert "content" not in locations["items"][0] and "why" in locations["items"][0]
+
+
+def test_a_request_may_set_the_task_type_and_the_tokenizer(shop):
+    answer = retrieve(shop, ContextRequest(DEBUG, top_k=2, task_type="locate", tokenizer="o200k"))
+    encoded = wire.context_json(answer, prompt=True)
+    assert encoded["task"] == {"type": "locate", "confidence": 1.0, "source": "request", "scores": {}}
+    assert encoded["token_count"] == "o200k" and "set by the request" in encoded["prompt"]
+    assert [s["name"] for s in encoded["sections"]] == list(template("locate").sections)
+
+
+@pytest.mark.parametrize(("params", "message"), [
+    ({"query": "x", "taskType": "refactor"}, "'taskType' must be one of explain, debug"),
+    ({"query": "x", "known": ["a.py"]}, "'known' must be an object"),
+    ({"query": "x", "known": {"a.py": "zz"}}, "'known' values must be git blob ids"),
+    ({"query": "x", "tokenizer": "gpt2"}, "'tokenizer' must be one of cl100k, o200k, estimate"),
+    ({"query": "x", "format": "xml"}, "'format' must be one of json, prompt"),
+])
+def test_bad_bundle_arguments_name_the_field(params, message):
+    from pygls.exceptions import JsonRpcInvalidParams
+
+    from rag_lsp.mcp_server.tools import decode
+    from rag_lsp.server.arguments import ArgumentError
+    from rag_lsp.server.params import context_params
+    from rag_lsp.workspace.settings import Settings
+
+    with pytest.raises(JsonRpcInvalidParams, match=re.escape(message)):
+        context_params(params, Settings())
+    if "format" not in params:
+        arguments = {("question" if key == "query" else key): value for key, value in params.items()}
+        with pytest.raises(ArgumentError, match=re.escape(message)):
+            decode("context", arguments, Settings(), lambda name, value: shop)
+
+
+def test_the_arguments_reach_the_request_alike_over_lsp_and_mcp():
+    from rag_lsp.mcp_server.tools import decode
+    from rag_lsp.server.params import context_params
+    from rag_lsp.workspace.settings import Settings
+
+    blob = "a" * 40
+    shared = {"taskType": "review", "mode": "ranked", "verbosity": "minimal", "tokenizer": "o200k",
+              "known": {"b.py": blob, "a.py": blob}}
+    over_lsp = context_params({"query": "q", **shared, "format": "prompt"}, Settings())
+    over_mcp = decode("context", {"question": "q", **shared, "format": "prompt"}, Settings(), lambda n, v: v)
+    assert over_lsp.request == over_mcp.request and over_lsp.format == over_mcp.format == "prompt"
+    assert over_lsp.request.known == (("a.py", blob), ("b.py", blob))
+
+
+class _Server(IndexSymbolProvider):
+    """The index's answers, as a language server called ``fake-server`` would label them."""
+
+    def source_of(self, definition):
+        return "fake-server"
+
+    def reference_source(self, definition):
+        return "fake-server"
+
+
+def test_callers_and_callees_come_from_the_provider_and_name_it(shop):
+    provider = _Server(shop, workspace_tables(shop))
+    answer = retrieve(shop, ContextRequest(DEBUG, top_k=3), provider=provider)
+    post = next(item for item in answer.items if item.qualname == "Ledger.post")
+    assert {r.source for r in (*post.callers, *post.callees)} == {"fake-server"}
+    assert "[fake-server]" in prompt_block(answer)
