@@ -9,34 +9,42 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 from rag_lsp.retrieval.answer import ContextAnswer, ContextRequest, Progress
+from rag_lsp.retrieval.enhance.knobs import KnobValue
+from rag_lsp.retrieval.enhance.plan import plan_question
 from rag_lsp.retrieval.rank import Cancelled
 from rag_lsp.retrieval.retrieve import RootRanking, assemble, question_of, rank_root
 from rag_lsp.workspace.session import Session
 
 
 def answer_context(session: Session, request: ContextRequest, focus: Path | None = None,
-                   cancel: threading.Event | None = None) -> ContextAnswer:
-    """Ranked context over every root (the focused document's root first), merged and packed into the budget.
+                   cancel: threading.Event | None = None, knobs: Mapping[str, KnobValue] | None = None
+                   ) -> ContextAnswer:
+    """Ranked context over every root (the focused document's root first), merged and packed into the budget,
+    with the enhancements the settings and the request's ``knobs`` allow.
 
-    Raises Cancelled soon after ``cancel`` is set (checked between roots and between strategies).
+    Raises Cancelled soon after ``cancel`` is set (checked between roots, between model calls and between
+    strategies).
     """
     started = time.perf_counter()
     roots = session.root_list()
     if focus is not None and (located := session.locate(focus)):
         roots.sort(key=lambda item: item[1] is not located[0])
     query = question_of(request)
+    plan = plan_question(session.enhancements(focus), query, [root.index for _, root in roots], knobs or {},
+                         request.top_k, cancel)
     ranked: list[RootRanking] = []
     calls_left = session.settings_for().language_server_calls
     for _, root in roots:
         if cancel is not None and cancel.is_set():
             raise Cancelled("the context request was cancelled")
         provider = session.provider(root, calls_left)
-        ranked.append(rank_root(root.index, query, request, cancel=cancel, provider=provider))
+        ranked.append(rank_root(root.index, query, request, cancel=cancel, provider=provider, plan=plan))
         calls_left -= provider.calls if provider else 0
     indexing = session.indexing
     progress = Progress(indexing.done, indexing.total) if indexing.running else None
     warnings = () if roots else ("no workspace folder is open",)
-    return assemble(query, request, ranked, started, progress, warnings)
+    return assemble(query, request, ranked, started, progress, warnings, plan)

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from rag_lsp.index.symbol_provider import ServerNote
+from rag_lsp.retrieval.enhance.enhance_report import RetrievalReport
 
 DEFAULT_TOP_K = 10
 DEFAULT_BUDGET_TOKENS = 4000
@@ -94,6 +95,8 @@ class ContextAnswer:
     # Set while the workspace is still being indexed: the answer covers what is indexed so far.
     indexing: Progress | None = None
     token_count: str = "estimate"
+    # Dense retrieval and the enhancement knobs (issue 13): the mode, each root's vectors, each knob's cost.
+    retrieval: RetrievalReport | None = None
 
     @property
     def tokens(self) -> int:

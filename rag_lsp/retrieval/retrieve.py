@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 
 from rag_lsp.index.root_index import Index
 from rag_lsp.index.symbol_provider import SymbolProvider
 from rag_lsp.retrieval.answer import ContextAnswer, ContextItem, ContextRequest, IndexSummary, Progress
+from rag_lsp.retrieval.enhance.knobs import KnobValue
+from rag_lsp.retrieval.enhance.plan import Enhancements, QuestionPlan, plan_question
 from rag_lsp.retrieval.fusion import FusionRanker
 from rag_lsp.retrieval.packing import PackRules, pack
 from rag_lsp.retrieval.query import Query, parse_query
@@ -49,13 +51,14 @@ def question_of(request: ContextRequest) -> Query:
 
 def rank_root(index: Index, query: Query, request: ContextRequest, *, ranker: Ranker | None = None,
               cancel: threading.Event | None = None, provider: SymbolProvider | None = None,
-              config: RankingConfig = DEFAULT_RANKING) -> RootRanking:
+              config: RankingConfig = DEFAULT_RANKING, plan: QuestionPlan | None = None) -> RootRanking:
     """Rank one root's chunks for the question.
 
     Raises ``Cancelled`` when ``cancel`` is set while the default ranker works.
     ``provider`` answers symbol questions for the default ranker (the
     tree-sitter index when None; language servers composed with it in the
-    workspace, see ``langservers/composite.py``).
+    workspace, see ``langservers/composite.py``). ``plan`` (``enhance/plan.py``)
+    adds the question's enhancements to the default ranker.
     """
     with index.lock:
         warnings = []
@@ -63,18 +66,27 @@ def rank_root(index: Index, query: Query, request: ContextRequest, *, ranker: Ra
             warnings.append("the query has no searchable words or names")
         if not index.chunks:
             warnings.append("the index is empty: no indexable files under the root")
-        ranker = ranker or FusionRanker(cancelled=cancel.is_set if cancel is not None else None, provider=provider,
-                                        config=config)
-        ranking = ranker.rank(index, query, request.top_k * CANDIDATE_SLACK) if not query.empty else Ranking(())
+        cancelled = cancel.is_set if cancel is not None else None
+        limit = request.top_k * CANDIDATE_SLACK
+        if ranker is None and plan is not None:
+            limit = plan.limit(limit)
+            ranker = plan.ranker(index, config, provider, cancelled, limit)
+        ranker = ranker or FusionRanker(cancelled=cancelled, provider=provider, config=config)
+        ranking = ranker.rank(index, query, limit) if not query.empty else Ranking(())
         placed = tuple(optimise(index, [window_place(index, c) for c in ranking.candidates], config))
         summary = IndexSummary(str(index.root), len(index.files), len(index.chunks))
     return RootRanking(summary, placed, ranking, tuple(warnings))
 
 
 def assemble(query: Query, request: ContextRequest, roots: Sequence[RootRanking], started: float,
-             indexing: Progress | None = None, warnings: Sequence[str] = ()) -> ContextAnswer:
+             indexing: Progress | None = None, warnings: Sequence[str] = (),
+             plan: QuestionPlan | None = None) -> ContextAnswer:
     """One answer from the rankings of the roots asked (in that order): places by score, ties by root order,
-    path and line, packed into the budget once."""
+    path and line, packed into the budget once; with a ``plan``, the model's rerank first (no lock is held
+    here) and the enhancements' report in the answer."""
+    if plan is not None:
+        reordered = plan.rerank([root.placed for root in roots])
+        roots = [replace(root, placed=tuple(placed)) for root, placed in zip(roots, reordered)]
     order = {id(root): position for position, root in enumerate(roots)}
     merged = sorted(((placed, order[id(root)]) for root in roots for placed in root.placed
                      if placed.candidate.role == "ranked"),
@@ -108,17 +120,23 @@ def assemble(query: Query, request: ContextRequest, roots: Sequence[RootRanking]
         language_servers=tuple(note for report in reports for note in report.language_servers),
         warnings=tuple(found) if len(roots) <= 1 else tuple(sorted(set(found))),
         indexing=indexing,
+        retrieval=plan.report() if plan is not None else None,
     )
 
 
 def retrieve(index: Index, request: ContextRequest, *, ranker: Ranker | None = None,
              cancel: threading.Event | None = None, provider: SymbolProvider | None = None,
-             config: RankingConfig = DEFAULT_RANKING) -> ContextAnswer:
-    """The answer from a single index (what tests and benchmarks ask; the workspace asks every root)."""
+             config: RankingConfig = DEFAULT_RANKING, enhancements: Enhancements | None = None,
+             knobs: Mapping[str, KnobValue] | None = None) -> ContextAnswer:
+    """The answer from a single index (what tests and benchmarks ask; the workspace asks every root), with the
+    ``enhancements`` the workspace offers and the request's ``knobs`` when given."""
     started = time.perf_counter()
     query = question_of(request)
-    ranked = rank_root(index, query, request, ranker=ranker, cancel=cancel, provider=provider, config=config)
-    return assemble(query, request, [ranked], started)
+    plan = plan_question(enhancements, query, [index], knobs or {}, request.top_k, cancel) \
+        if enhancements is not None else None
+    ranked = rank_root(index, query, request, ranker=ranker, cancel=cancel, provider=provider, config=config,
+                       plan=plan)
+    return assemble(query, request, [ranked], started, plan=plan)
 
 
 def _item(placed: Placed, content: str, tokens: int) -> ContextItem:

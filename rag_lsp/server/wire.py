@@ -10,6 +10,7 @@ protocol-specific thing, how a path becomes a URI, as ``uri``.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +20,11 @@ from rag_lsp.features.lookup import LookupAnswer
 from rag_lsp.features.status import Status
 from rag_lsp.index.root_index import IndexStats
 from rag_lsp.index.symbol_provider import ServerNote
+from rag_lsp.index.vectors.embedding import VectorStatus
 from rag_lsp.langservers.spec import ServerStatus
 from rag_lsp.retrieval.answer import ContextAnswer, ContextItem, IndexSummary
+from rag_lsp.retrieval.enhance.enhance_report import RetrievalReport
+from rag_lsp.retrieval.enhance.retrieval_config import RetrievalSettings
 from rag_lsp.workspace.settings import Settings, camel_case
 
 Json = dict[str, Any]
@@ -48,7 +52,32 @@ def context_json(answer: ContextAnswer, uri: ToUri | None = None, content: bool 
         result["warnings"] = list(answer.warnings)
     if answer.indexing is not None:
         result["indexing"] = {"done": answer.indexing.done, "total": answer.indexing.total}
+    if answer.retrieval is not None:
+        result["retrieval"] = retrieval_json(answer.retrieval)
     return result
+
+
+def retrieval_json(report: RetrievalReport) -> Json:
+    """The dense side and the enhancement knobs of one answer (issue 13)."""
+    return {
+        "mode": report.mode,
+        "reason": report.reason,
+        "dense_ms": report.dense_ms,
+        "roots": [{"root": root.root, "used": root.used, "reason": root.reason,
+                   "vectors": vector_status_json(root.status) if root.status is not None else None}
+                  for root in report.roots],
+        "enhancements": {knob.name: {"value": knob.value, "requested": knob.requested, "source": knob.source,
+                                     "max": knob.max, "method": knob.method, "variants": knob.variants,
+                                     "passes": knob.passes, "model_calls": knob.model_calls, "ms": knob.ms,
+                                     "degraded": knob.degraded}
+                         for knob in report.knobs},
+    }
+
+
+def vector_status_json(status: VectorStatus) -> Json:
+    return {"backend": status.backend, "state": status.state, "embedded": status.embedded, "chunks": status.chunks,
+            "search": status.search, "error": status.error, "chunks_per_second": status.chunks_per_second,
+            "memory_bytes": status.memory_bytes}
 
 
 def _item(item: ContextItem, uri: ToUri | None, content: bool) -> Json:
@@ -158,7 +187,18 @@ def settings_json(settings: Settings) -> Json:
         "languageServerTimeoutMs": settings.language_server_timeout_ms,
         "languageServerCalls": settings.language_server_calls,
         "languageServerBudgetMs": settings.language_server_budget_ms,
+        "retrieval": _retrieval_settings_json(settings.retrieval),
+        "enhancements": dict(settings.enhancements),
     }
+
+
+def _retrieval_settings_json(retrieval: RetrievalSettings) -> Json:
+    def camel(record: object) -> Json:
+        return {camel_case(f.name): getattr(record, f.name) for f in fields(record)}  # type: ignore[arg-type]
+
+    return {"dense": camel(retrieval.dense), "fusion": camel(retrieval.fusion),
+            "llm": camel(retrieval.llm) if retrieval.llm is not None else None,
+            "enhancements": {name: {"default": limit.default, "max": limit.max} for name, limit in retrieval.limits}}
 
 
 def status_json(status: Status) -> Json:
@@ -168,6 +208,7 @@ def status_json(status: Status) -> Json:
         encoded["settings"] = settings_json(root.settings)
         encoded["settings_warnings"] = list(root.settings_warnings)
         encoded["language_servers"] = [server_status_json(server) for server in root.language_servers]
+        encoded["vectors"] = vector_status_json(root.vectors) if root.vectors is not None else None
         roots.append(encoded)
     return {
         "version": status.version,

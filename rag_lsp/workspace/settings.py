@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import cast
 
 from rag_lsp import languages
+from rag_lsp.retrieval.enhance.knobs import KnobError, KnobValue, knob_map
+from rag_lsp.retrieval.enhance.retrieval_config import ConfigError, RetrievalSettings, parse
 
 OPERATOR_FILE = ".rag-lsp.toml"
 _CAMEL_BOUNDARY = re.compile(r"(?<=[a-z0-9])([A-Z])")
@@ -44,6 +46,10 @@ class Settings:
     language_server_calls: int = 4
     # All server calls of one question together; when spent, the patterns answer the rest.
     language_server_budget_ms: int = 500
+    # Dense vectors, their fusion, a language model, and the operator's bounds on the enhancement knobs.
+    retrieval: RetrievalSettings = field(default_factory=RetrievalSettings)
+    # The client's values of the enhancement knobs (``expand``, ``hyde``, ``rerank``).
+    enhancements: dict[str, KnobValue] = field(default_factory=dict)
 
     def disabled_languages(self) -> frozenset[str]:
         return frozenset(name for name, enabled in self.languages.items() if not enabled)
@@ -82,6 +88,12 @@ def apply_settings(base: Settings, raw: object, overlay: bool = False) -> tuple[
         name = snake_case(str(key))
         if name not in KNOWN_KEYS:
             warnings.append(f"unknown setting '{key}' ignored (known: {', '.join(KNOWN_KEYS)})")
+            continue
+        if name == "retrieval":
+            # A client's update replaces its retrieval settings; the operator file overrides them key by key.
+            retrieval, notes = _retrieval(value, base.retrieval if overlay else RetrievalSettings(), overlay)
+            changes[name] = retrieval
+            warnings.extend(notes)
             continue
         changes[name] = _VALIDATORS[name](key, value)
     if overlay and "language_servers" in changes:
@@ -175,6 +187,26 @@ def _server_value(where: str, name: str, value: object) -> object:
     return value
 
 
+def _retrieval(value: object, base: RetrievalSettings, operator: bool) -> tuple[RetrievalSettings, list[str]]:
+    try:
+        return parse(_snake_keys(value), base, operator)
+    except ConfigError as exc:
+        raise SettingsError(str(exc)) from None
+
+
+def _snake_keys(value: object) -> object:
+    if isinstance(value, dict):
+        return {snake_case(str(key)): _snake_keys(item) for key, item in value.items()}
+    return value
+
+
+def _enhancements(key: str, value: object) -> dict[str, KnobValue]:
+    try:
+        return knob_map(value, key)
+    except KnobError as exc:
+        raise SettingsError(f"setting {exc}") from None
+
+
 _VALIDATORS = {
     "budget_tokens": lambda key, value: _positive_int(key, value, 200_000),
     "top_k": lambda key, value: _positive_int(key, value, 100),
@@ -186,4 +218,5 @@ _VALIDATORS = {
     "language_server_timeout_ms": lambda key, value: _positive_int(key, value, 60_000),
     "language_server_calls": lambda key, value: _positive_int(key, value, 50),
     "language_server_budget_ms": lambda key, value: _positive_int(key, value, 60_000),
+    "enhancements": _enhancements,
 }

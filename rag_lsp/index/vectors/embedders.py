@@ -93,9 +93,9 @@ class WordLlamaEmbedder:
         except ImportError as exc:
             raise EmbeddingError("the wordllama backend needs the 'dense' extra: pip install 'rag-lsp[dense]'") \
                 from exc
+        package = Path(str(wordllama.__file__)).parent
         try:
-            self._model = wordllama.WordLlama.load(dim=WORDLLAMA_DIM, cache_dir=Path(wordllama.__file__).parent,
-                                                   disable_download=True)
+            self._model = wordllama.WordLlama.load(dim=WORDLLAMA_DIM, cache_dir=package, disable_download=True)
         except Exception as exc:
             raise EmbeddingError(f"cannot load wordllama's bundled weights: {exc}") from exc
         self.identity = f"wordllama:l2_supercat:{WORDLLAMA_DIM}"

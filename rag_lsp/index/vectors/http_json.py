@@ -48,7 +48,7 @@ def post_json(url: str, payload: dict[str, Any], timeout_s: float, api_key_env: 
         headers["Authorization"] = f"Bearer {key}"
     request = urllib.request.Request(url, data=json.dumps(payload).encode("utf-8"), headers=headers, method="POST")
     try:
-        with urllib.request.urlopen(request, timeout=timeout_s) as response:  # noqa: S310 (http(s) checked)
+        with urllib.request.urlopen(request, timeout=timeout_s) as response:
             body = response.read(MAX_RESPONSE_BYTES + 1)
     except urllib.error.HTTPError as exc:
         detail = exc.read(ERROR_ECHO * 4).decode("utf-8", "replace") if exc.fp else ""
