@@ -8,20 +8,23 @@ that names the field, which the agent can correct. Nothing here knows the MCP SD
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from dataclasses import field as field_default
 from pathlib import Path
 from typing import Any
 
 from rag_lsp.completion.engine import MAX_SNIPPETS, CompletionRequest
 from rag_lsp.completion.snippets import DEFAULT_BUDGET_TOKENS as COMPLETION_BUDGET_TOKENS
 from rag_lsp.retrieval.answer import ContextRequest
+from rag_lsp.retrieval.enhance.knobs import KnobValue
 from rag_lsp.server.arguments import (
     MAX_BUDGET_TOKENS,
     MAX_QUERY_CHARS,
     MAX_SYMBOL_CHARS,
     MAX_TOP_K,
     ArgumentError,
+    enhancements,
     field,
     integer,
     one_of,
@@ -94,6 +97,15 @@ TOOLS = (
             "budgetTokens": {"type": "integer", "minimum": 1, "maximum": MAX_BUDGET_TOKENS,
                              "description": "The places' code fits in about this many tokens (default 4000)."},
             "format": _format_schema(CONTEXT_FORMATS, ", 'locations' the places without their code"),
+            "enhancements": {
+                "type": "object", "additionalProperties": False,
+                "description": "Optional extra work for a hard question, each bounded by the workspace operator "
+                               "(a value above the bound is lowered to it): 'expand' query variants, 'hyde' "
+                               "hypothetical code documents searched like the question, 'rerank' the places. The "
+                               "answer's 'retrieval' says what each cost. Leave it out normally.",
+                "properties": {"expand": {"type": "integer", "minimum": 0},
+                               "hyde": {"type": "integer", "minimum": 0},
+                               "rerank": {"type": "boolean"}}},
         }, []),
     ),
     ToolSpec(
@@ -155,6 +167,7 @@ TOOL_NAMES = tuple(tool.name for tool in TOOLS)
 class ContextCall:
     request: ContextRequest
     format: str
+    knobs: Mapping[str, KnobValue] = field_default(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,7 +220,7 @@ def _context(arguments: Json, settings: Settings) -> ContextCall:
         raise ArgumentError("give a 'question' (or 'evidence': a stack trace, test output, an error message)")
     request = ContextRequest(text, integer(arguments, "topK", settings.top_k, MAX_TOP_K),
                              integer(arguments, "budgetTokens", settings.budget_tokens, MAX_BUDGET_TOKENS), evidence)
-    return ContextCall(request, one_of(arguments, "format", CONTEXT_FORMATS, "text"))
+    return ContextCall(request, one_of(arguments, "format", CONTEXT_FORMATS, "text"), enhancements(arguments))
 
 
 def _lookup(arguments: Json, resolve_file: FileResolver) -> LookupCall:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from dataclasses import field as field_default
 from functools import wraps
 from pathlib import Path
 from typing import ParamSpec, TypeVar
@@ -20,12 +21,14 @@ from pygls.exceptions import JsonRpcInvalidParams
 from rag_lsp.completion.engine import DEFAULT_TIME_BUDGET_MS, MAX_SNIPPETS, CompletionRequest
 from rag_lsp.completion.snippets import DEFAULT_BUDGET_TOKENS as COMPLETION_BUDGET_TOKENS
 from rag_lsp.retrieval.answer import ContextRequest
+from rag_lsp.retrieval.enhance.knobs import KnobValue
 from rag_lsp.server import ext
 from rag_lsp.server.arguments import (
     MAX_BUDGET_TOKENS,
     MAX_TIME_BUDGET_MS,
     MAX_TOP_K,
     ArgumentError,
+    enhancements,
     field,
     integer,
     natural,
@@ -65,6 +68,8 @@ class ContextParams:
     request: ContextRequest
     focus: Position | None
     verbosity: str
+    # The request's enhancement knobs (``enhancements``), before the operator's ceiling clamps them.
+    knobs: dict[str, KnobValue] = field_default(default_factory=dict)
 
 
 @_invalid_params
@@ -100,7 +105,7 @@ def context_params(params: object, settings: Settings) -> ContextParams:
         budget_tokens=integer(params, "budgetTokens", settings.budget_tokens, MAX_BUDGET_TOKENS),
         evidence=evidence,
     )
-    return ContextParams(request, focus, verbosity)
+    return ContextParams(request, focus, verbosity, enhancements(params))
 
 
 @dataclass(frozen=True, slots=True)

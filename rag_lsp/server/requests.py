@@ -47,7 +47,7 @@ def register(server: RagServer) -> None:
             if focus is not None and not request.query.strip():
                 asked = ContextRequest(focus_query(ls.session, focus.path, focus.line, focus.character),
                                        request.top_k, request.budget_tokens, request.evidence)
-            return answer_context(ls.session, asked, focus.path if focus else None, cancel)
+            return answer_context(ls.session, asked, focus.path if focus else None, cancel, decoded.knobs)
 
         try:
             result = await ls.run(answer)

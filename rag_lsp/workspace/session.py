@@ -31,6 +31,7 @@ from rag_lsp.retrieval.strategies.base import Budget
 from rag_lsp.workspace.documents import EditError, OpenDocument, TextEdit
 from rag_lsp.workspace.settings import Settings, SettingsError, apply_settings, load_operator_file
 
+VECTOR_POLL_SECONDS = 0.1
 NO_EMBEDDER = "no embedder is configured (retrieval.dense.backend)"
 # Buffers remembered as recently edited (for completion's similar code), open or closed since.
 MAX_RECENT_EDITS = 20
@@ -435,6 +436,21 @@ class Session:
         for _, root in self.root_list():
             if root.servers is not None:
                 root.servers.warm(list(root.index.files), lambda rel, root=root: self._text_of(root, rel), seconds)
+
+    def wait_for_vectors(self, seconds: float) -> bool:
+        """Wait until every root's vectors are ready, at most ``seconds`` (for one-shot questions); whether they are."""
+        deadline = time.monotonic() + seconds
+        while True:
+            pending = [root.vectors for _, root in self.root_list()
+                       if root.vectors is not None and not root.vectors.status().ready
+                       and root.vectors.status().state != "failed"]
+            if not pending:
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            for vectors in pending:
+                vectors.wake()
+            time.sleep(VECTOR_POLL_SECONDS)
 
     def enhancements(self, focus: Path | None = None) -> Enhancements:
         """What a question's enhancements may use: the focused (else the first) root's retrieval settings and
