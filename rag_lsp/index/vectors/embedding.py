@@ -49,7 +49,8 @@ class VectorStatus:
     """What the dense side of a root has: shown by ``ragLsp/status`` and in every answer that used it."""
 
     backend: str
-    # ``loading`` (the model), ``embedding``, ``ready``, ``failed`` or ``stopped``.
+    # ``loading`` (the model), ``pending`` (the index changed, the worker has not looked yet), ``embedding``,
+    # ``ready``, ``failed`` or ``stopped``.
     state: str
     embedded: int
     chunks: int
@@ -131,6 +132,7 @@ class VectorIndex:
                     self.sync()
                 except EmbeddingError as exc:
                     log.warning("embedding failed for %s: %s", self.index.root, exc)
+                    self._fail(str(exc))
                     self._wake.wait(RETRY_SECONDS)
                 except Exception as exc:
                     log.exception("embedding failed for %s", self.index.root)
@@ -226,10 +228,15 @@ class VectorIndex:
     def status(self) -> VectorStatus:
         with self.index.lock:
             chunks = len(self.index.chunks)
+            version = self.index.version
         store = self.store
+        state = self._state
+        if state == "ready" and version != self._synced_version:
+            # The index changed since the last sync: the worker has not looked yet.
+            state = "pending"
         return VectorStatus(
             backend=self._embedder.identity if self._embedder is not None else self.config.backend,
-            state=self._state,
+            state=state,
             embedded=min(self._embedded, chunks),
             chunks=chunks,
             search=(store.search_kind if store is not None else "exact") + (
