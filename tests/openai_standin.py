@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Self
 
 DIM = 64
 _WORD = re.compile(r"[a-z]+")
@@ -74,7 +75,7 @@ class StandIn:
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
-    def __enter__(self) -> StandIn:
+    def __enter__(self) -> Self:
         self._thread.start()
         return self
 

@@ -238,7 +238,6 @@ class QuestionPlan:
                                         for item in shown])
         except ProviderError as exc:
             cost.degraded = f"the language model failed, the signal rerank stands: {exc}"
-            cost.method = "signals"
             cost.ms += (time.perf_counter() - started) * 1000
             return result
         scores = [item.candidate.score for item in shown]
@@ -248,6 +247,7 @@ class QuestionPlan:
             why = [*item.candidate.why, f"llm rerank: #{old_rank + 1} → #{new_rank + 1}"]
             result[root][position] = replace(item, candidate=replace(item.candidate, score=scores[new_rank], why=why))
         cost.passes += 1
+        cost.method = "signals+llm"
         cost.ms += (time.perf_counter() - started) * 1000
         return result
 
@@ -315,7 +315,8 @@ def _check(cancel: threading.Event | None) -> None:
 def _model_calls(plan: QuestionPlan, cancel: threading.Event | None) -> None:
     expand, hyde, rerank = (plan.costs[name] for name in ("expand", "hyde", "rerank"))
     count = int(plan.knobs["expand"].value)
-    rerank.method = ("signals+llm" if plan._model_rerank else "signals") if plan.knobs["rerank"].value else "off"
+    # ``signals+llm`` once the model's rerank has run (``QuestionPlan.rerank``).
+    rerank.method = "signals" if plan.knobs["rerank"].value else "off"
     if plan.exact:
         for cost in (expand, hyde):
             cost.degraded = "the question is quoted: exact match" if count or plan.knobs["hyde"].value else None
