@@ -18,7 +18,8 @@ from rag_lsp.index.root_index import Index
 from rag_lsp.index.symbol_provider import SymbolProvider
 from rag_lsp.retrieval.answer import ContextAnswer, ContextItem, ContextRequest, IndexSummary, Progress
 from rag_lsp.retrieval.enhance.knobs import KnobValue
-from rag_lsp.retrieval.enhance.plan import Enhancements, QuestionPlan, plan_question
+from rag_lsp.retrieval.enhance.plan import NO_EMBEDDER, Enhancements, QuestionPlan, RootDense, plan_question
+from rag_lsp.retrieval.enhance.retrieval_config import FusionConfig, RetrievalSettings
 from rag_lsp.retrieval.fusion import FusionRanker
 from rag_lsp.retrieval.packing import PackRules, pack
 from rag_lsp.retrieval.query import Query, parse_query
@@ -129,11 +130,13 @@ def retrieve(index: Index, request: ContextRequest, *, ranker: Ranker | None = N
              config: RankingConfig = DEFAULT_RANKING, enhancements: Enhancements | None = None,
              knobs: Mapping[str, KnobValue] | None = None) -> ContextAnswer:
     """The answer from a single index (what tests and benchmarks ask; the workspace asks every root), with the
-    ``enhancements`` the workspace offers and the request's ``knobs`` when given."""
+    ``enhancements`` offered (none: no vectors, no model, the shipped bounds) and the request's ``knobs``; a
+    given ``ranker`` runs as it is, without them."""
     started = time.perf_counter()
     query = question_of(request)
-    plan = plan_question(enhancements, query, [index], knobs or {}, request.top_k, cancel) \
-        if enhancements is not None else None
+    if enhancements is None:
+        enhancements = Enhancements(RetrievalSettings(), {}, lambda _: RootDense(None, FusionConfig(), NO_EMBEDDER))
+    plan = plan_question(enhancements, query, [index], knobs or {}, request.top_k, cancel) if ranker is None else None
     ranked = rank_root(index, query, request, ranker=ranker, cancel=cancel, provider=provider, config=config,
                        plan=plan)
     return assemble(query, request, [ranked], started, plan=plan)

@@ -26,13 +26,12 @@ from rag_lsp.index.vectors.embedding import VectorIndex
 from rag_lsp.index.walk import skip_reason
 from rag_lsp.langservers.composite import CompositeSymbolProvider
 from rag_lsp.langservers.pool import ServerPool
-from rag_lsp.retrieval.enhance.plan import Enhancements, RootDense
+from rag_lsp.retrieval.enhance.plan import NO_EMBEDDER, Enhancements, RootDense
 from rag_lsp.retrieval.strategies.base import Budget
 from rag_lsp.workspace.documents import EditError, OpenDocument, TextEdit
 from rag_lsp.workspace.settings import Settings, SettingsError, apply_settings, load_operator_file
 
 VECTOR_POLL_SECONDS = 0.1
-NO_EMBEDDER = "no embedder is configured (retrieval.dense.backend)"
 # Buffers remembered as recently edited (for completion's similar code), open or closed since.
 MAX_RECENT_EDITS = 20
 

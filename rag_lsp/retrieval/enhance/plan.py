@@ -68,6 +68,7 @@ HYDE = "hyde"
 # Weights of the lists a language model's output adds (one lexical list's weight each).
 MODEL_LIST_WEIGHT = 1.0
 NO_MODEL = "no language model is configured (retrieval.llm)"
+NO_EMBEDDER = "no embedder is configured (retrieval.dense.backend)"
 
 
 @dataclass(frozen=True, slots=True)
