@@ -145,7 +145,9 @@ class QuestionPlan:
         root = self.roots[id(index)]
         expand = int(self.knobs["expand"].value)
         rounds = 0 if self.exact else (1 if self.variants and expand else expand)
-        config = replace(config, expansion=rounds, rerank=bool(self.knobs["rerank"].value))
+        # A stage the caller's configuration switched off (an ablation) stays off whatever the knobs say.
+        config = replace(config, expansion=rounds if config.expansion else 0,
+                         rerank=bool(self.knobs["rerank"].value) and config.rerank)
         extra = [(name, MODEL_LIST_WEIGHT) for name, present in ((VARIANTS, self.variants), (HYDE, self.documents))
                  if present]
         if root.queries is not None:
@@ -303,7 +305,6 @@ def plan_question(setup: Enhancements, query: Query, indexes: Sequence[Index], r
                         costs={name: _Cost() for name in ("expand", "hyde", "rerank")})
     _model_calls(plan, cancel)
     for index in indexes:
-        _check(cancel)
         plan.roots[id(index)] = _prepare_root(plan, setup.dense_of(index))
     return plan
 
