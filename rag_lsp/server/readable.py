@@ -30,8 +30,16 @@ def context_text(answer: ContextAnswer, absolute: bool = False) -> str:
     chunks = sum(summary.chunks for summary in answer.index)
     footer = (f"{len(answer.items)} places, ~{answer.tokens} tokens (estimated) of {answer.budget_tokens}"
               f"{', truncated' if answer.truncated else ''}; {answer.elapsed_ms:.1f} ms ranking"
-              f" over {files} files / {chunks} chunks")
+              f" over {files} files / {chunks} chunks{_retrieval_note(answer)}")
     return "\n\n".join([*blocks, footer]) if blocks else "no matching places\n" + footer
+
+
+def _retrieval_note(answer: ContextAnswer) -> str:
+    """The retrieval mode, when an embedder is configured or the mode is not the plain lexical one."""
+    report = answer.retrieval
+    if report is None or (report.mode == "lexical" and all(root.status is None for root in report.roots)):
+        return ""
+    return f"; {report.mode}" + (f" ({report.reason})" if report.reason else "")
 
 
 def index_stats_text(stats: IndexStats) -> str:

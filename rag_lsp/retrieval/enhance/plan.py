@@ -29,7 +29,7 @@ import numpy as np
 
 from rag_lsp.index.root_index import Index
 from rag_lsp.index.symbol_provider import SymbolProvider
-from rag_lsp.index.tables import workspace_tables
+from rag_lsp.index.tables import WorkspaceTables, workspace_tables
 from rag_lsp.index.terms import tokenize
 from rag_lsp.index.vectors.embedders import EmbeddingError
 from rag_lsp.index.vectors.embedding import VectorIndex
@@ -188,7 +188,8 @@ class QuestionPlan:
         root.last_hook = time.perf_counter()
         return found
 
-    def _model_lists(self, index: Index, root: _Root, tables, count: int, found: dict[str, list[Listed]]) -> None:
+    def _model_lists(self, index: Index, root: _Root, tables: WorkspaceTables, count: int,
+                     found: dict[str, list[Listed]]) -> None:
         """The lists of the model's variants (BM25, and vectors when there are) and hypothetical documents
         (vectors, else BM25 over their words)."""
         vectors = root.dense.vectors if root.queries is not None else None
