@@ -64,6 +64,8 @@ def add_options(parser: argparse.ArgumentParser, set_name: str) -> None:
                         help="embed a description line above each chunk's code")
     parser.add_argument("--knobs", action="store_true",
                         help="also measure rag_lsp with expand 0, 2 and 3 and without rerank (no language model)")
+    parser.add_argument("--knob", action="append", default=[], metavar="NAME=VALUE",
+                        help="also measure rag_lsp with one knob set (expand=0, rerank=false); repeatable")
 
 
 def details_path(option: str | None, set_name: str) -> Path | None:
@@ -105,9 +107,12 @@ def rag_lsp_systems(args: argparse.Namespace) -> dict[str, Ranker | Enhanced | N
             fusion = replace(FusionConfig(), mode=mode, alpha=args.alpha)
             weight = f" α {args.alpha:g}" if mode == "rrf" else ""
             systems[f"{RAG_LSP} + {backend} ({mode}{weight})"] = Enhanced(dense, fusion)
-    if args.knobs:
-        for name, value in (("expand", 0), ("expand", 2), ("expand", 3), ("rerank", False)):
-            systems[f"{RAG_LSP}, {name} {str(value).lower()}"] = Enhanced(knobs=((name, value),))
+    knobs = [("expand", 0), ("expand", 2), ("expand", 3), ("rerank", False)] if args.knobs else []
+    for spec in args.knob:
+        name, _, value = spec.partition("=")
+        knobs.append((name, value == "true" if value in ("true", "false") else int(value)))
+    for name, value in knobs:
+        systems[f"{RAG_LSP}, {name} {str(value).lower()}"] = Enhanced(knobs=((name, value),))
     return systems
 
 
