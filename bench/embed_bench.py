@@ -13,8 +13,15 @@ model ships in a wheel, and none may be downloaded: the rate and memory of the
 backend are measured, not its quality); ``model2vec:DIR`` for a real model
 directory when you have one.
 
+With ``--cost``, it also asks Semble's questions about the tree (``--questions``)
+with each knob value and with wordllama's vectors, and reports the mean of
+what each answer's ``retrieval`` says it cost (the knob's own milliseconds,
+passes, variants; the dense side's milliseconds) and the mean time of the whole
+answer, warm (each question asked once before).
+
 Run:
     .venv/bin/python bench/embed_bench.py [--tree /work/benchtrees/semble/fastapi__fastapi] [--backend ...]
+        [--cost --questions /work/shared/bench/semble/annotations/fastapi.json]
 """
 
 from __future__ import annotations
@@ -30,7 +37,8 @@ from pathlib import Path
 
 from report import machine_line, table
 
-DEFAULT_TREE = Path("/work/benchtrees/semble/fastapi__fastapi")
+# The folder Semble's benchmark indexes in FastAPI's checkout.
+DEFAULT_TREE = Path("/work/benchtrees/semble/fastapi__fastapi/fastapi")
 PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
@@ -88,16 +96,68 @@ def measure(spec: str, tree: Path, limit: int) -> dict:
             "per_100k_mb": 100_000 * store.dim * 4 / 2**20}
 
 
+def knob_costs(tree: Path, questions: Path) -> list[list[object]]:
+    """Mean reported cost per question of each knob setting, and of the dense side."""
+    import statistics
+
+    from common import Enhanced, enhancements_for
+
+    from rag_lsp.index.root_index import Index
+    from rag_lsp.index.vectors.embedders import DenseConfig
+    from rag_lsp.retrieval.answer import ContextRequest
+    from rag_lsp.retrieval.retrieve import retrieve
+
+    asked = [question["query"] for question in json.loads(questions.read_text())]
+    index = Index(tree, cache_root=Path("/work/benchtrees/cache"))
+    index.refresh()
+    systems = [("default (expand 1, rerank)", Enhanced(), "expand"),
+               ("expand 0", Enhanced(knobs=(("expand", 0),)), "expand"),
+               ("expand 2", Enhanced(knobs=(("expand", 2),)), "expand"),
+               ("expand 3", Enhanced(knobs=(("expand", 3),)), "expand"),
+               ("rerank false", Enhanced(knobs=(("rerank", False),)), "rerank"),
+               ("wordllama rrf", Enhanced(dense=DenseConfig(backend="wordllama")), "dense")]
+    rows = []
+    for label, system, knob in systems:
+        enhancements = enhancements_for(index, system)
+        totals, own, passes, variants = [], [], [], []
+        for question in asked:
+            retrieve(index, ContextRequest(question), enhancements=enhancements)
+            started = time.perf_counter()
+            answer = retrieve(index, ContextRequest(question), enhancements=enhancements)
+            totals.append((time.perf_counter() - started) * 1000)
+            report = answer.retrieval
+            assert report is not None
+            if knob == "dense":
+                own.append(report.dense_ms)
+                continue
+            entry = next(k for k in report.knobs if k.name == knob)
+            own.append(entry.ms or 0.0)
+            passes.append(entry.passes)
+            variants.append(entry.variants)
+        rows.append([label, len(asked), f"{statistics.mean(totals):.1f}", f"{statistics.mean(own):.2f}",
+                     f"{statistics.mean(passes):.2f}" if passes else "", f"{statistics.mean(variants):.2f}"
+                     if variants else ""])
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tree", type=Path, default=DEFAULT_TREE)
     parser.add_argument("--backend", action="append", default=[], metavar="BACKEND[:MODEL]")
     parser.add_argument("--limit", type=int, default=5000, help="chunks embedded at most")
+    parser.add_argument("--cost", action="store_true", help="also measure each knob's reported cost per question")
+    parser.add_argument("--questions", type=Path,
+                        default=Path("/work/shared/bench/semble/annotations/fastapi.json"))
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         print(json.dumps(measure(args.child, args.tree, args.limit)))
         return
+    if args.cost:
+        rows = knob_costs(args.tree, args.questions)
+        print(machine_line(f"Cost per question of each knob, {args.tree.name}, {args.questions.name}") + "\n")
+        print(table(["setting", "questions", "answer ms (mean)", "own ms (mean, as reported)", "passes (mean)",
+                     "variants (mean)"], rows) + "\n")
     rows = []
     for spec in args.backend or ["wordllama", "model2vec"]:
         done = subprocess.run([sys.executable, __file__, "--child", spec, "--tree", str(args.tree),
