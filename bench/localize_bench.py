@@ -34,7 +34,7 @@ from functools import partial
 from pathlib import Path
 
 from baselines import BM25Baseline, TokenCache, source_only
-from common import FILE_PLACES, Answer, rank_files, timed_warm
+from common import EMBEDDING, FILE_PLACES, Answer, rank_files, timed_warm
 from metrics import KS, MRR_DEPTH, all_gold_rank, distinct_files, first_gold_rank, mean_reciprocal_rank, share_within
 from report import (
     AnswerTally,
@@ -178,6 +178,9 @@ def _report(args: argparse.Namespace, scores: dict[str, Scores], main_label: str
     print("\n".join(shortfalls.lines()))
     print(f"\nWall time {wall_s:.0f} s, of which indexing (refresh with the cache at {args.cache_dir}) "
           f"{indexing_s:.0f} s.")
+    if EMBEDDING.seconds:
+        print(f"Embedding (chunks the vector cache did not have): {EMBEDDING.chunks} chunks in "
+              f"{EMBEDDING.seconds:.0f} s.")
     if args.details:
         print(f"Details: {details_path(args.details, args.set)}")
 

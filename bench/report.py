@@ -16,14 +16,16 @@ import platform
 import statistics
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO
 
-from common import RANKERS, STRATEGIES, Answer, make_ranker, percentile
+from common import RANKERS, STRATEGIES, Answer, Enhanced, make_ranker, percentile
 
+from rag_lsp.index.vectors.embedders import DenseConfig
 from rag_lsp.languages import language_for_path
 from rag_lsp.path_kinds import is_code_path, is_example_path, is_prose_path, is_test_path
+from rag_lsp.retrieval.enhance.retrieval_config import FUSION_MODES, FusionConfig
 from rag_lsp.retrieval.rank import Ranker
 from rag_lsp.retrieval.ranking.config import DEFAULT_RANKING, EVIDENCE_ONLY, STAGES
 
@@ -53,6 +55,17 @@ def add_options(parser: argparse.ArgumentParser, set_name: str) -> None:
                         help=f"switch a ranking stage off; repeatable ({', '.join(STAGES)})")
     parser.add_argument("--stage-ablation", action="store_true",
                         help="also measure rag_lsp without each ranking stage in turn, and with the evidence alone")
+    parser.add_argument("--dense", action="append", default=[], metavar="BACKEND[:MODEL]",
+                        help="also measure rag_lsp with this embedder (wordllama, model2vec:DIR); repeatable")
+    parser.add_argument("--fusion", action="append", default=[], choices=FUSION_MODES,
+                        help="fusion modes measured with each --dense (default rrf); repeatable")
+    parser.add_argument("--alpha", type=float, default=FusionConfig().alpha, help="the dense weight of rrf")
+    parser.add_argument("--describe", action=argparse.BooleanOptionalAction, default=True,
+                        help="embed a description line above each chunk's code")
+    parser.add_argument("--knobs", action="store_true",
+                        help="also measure rag_lsp with expand 0, 2 and 3 and without rerank (no language model)")
+    parser.add_argument("--knob", action="append", default=[], metavar="NAME=VALUE",
+                        help="also measure rag_lsp with one knob set (expand=0, rerank=false); repeatable")
 
 
 def details_path(option: str | None, set_name: str) -> Path | None:
@@ -67,7 +80,7 @@ def selected(only: Sequence[str], *names: str) -> bool:
     return not only or any(name in only for name in names)
 
 
-def rag_lsp_systems(args: argparse.Namespace) -> dict[str, Ranker | None]:
+def rag_lsp_systems(args: argparse.Namespace) -> dict[str, Ranker | Enhanced | None]:
     """The rankings of rag_lsp a run measures: the configured one and, for an ablation, each strategy less."""
     disabled = frozenset(args.disable)
     if args.ranker != "fusion":
@@ -87,6 +100,19 @@ def rag_lsp_systems(args: argparse.Namespace) -> dict[str, Ranker | None]:
                 "fusion", disabled, config.without(stage))
     if args.stage_ablation:
         systems[f"{RAG_LSP}, evidence strategies only"] = make_ranker("fusion", disabled, EVIDENCE_ONLY)
+    for spec in args.dense:
+        backend, _, model = spec.partition(":")
+        dense = DenseConfig(backend=backend, model=model or None, describe=args.describe)
+        for mode in args.fusion or ["rrf"]:
+            fusion = replace(FusionConfig(), mode=mode, alpha=args.alpha)
+            weight = f" α {args.alpha:g}" if mode == "rrf" else ""
+            systems[f"{RAG_LSP} + {backend} ({mode}{weight})"] = Enhanced(dense, fusion)
+    knobs = [("expand", 0), ("expand", 2), ("expand", 3), ("rerank", False)] if args.knobs else []
+    for spec in args.knob:
+        name, _, value = spec.partition("=")
+        knobs.append((name, value == "true" if value in ("true", "false") else int(value)))
+    for name, value in knobs:
+        systems[f"{RAG_LSP}, {name} {str(value).lower()}"] = Enhanced(knobs=((name, value),))
     return systems
 
 

@@ -39,7 +39,7 @@ from functools import partial
 from pathlib import Path
 
 from baselines import BM25Baseline, TokenCache, window_documents
-from common import Answer, Place, rank_places, timed_warm
+from common import EMBEDDING, Answer, Place, rank_places, timed_warm
 from metrics import NDCG_K, Target, ndcg, path_matches, target_rank
 from report import (
     AnswerTally,
@@ -223,6 +223,9 @@ def _report(args: argparse.Namespace, repositories: list[Repository], scores: di
                   f"commit {repository.commit[:12]}")
     print(f"\nWall time {wall_s:.0f} s, of which indexing (refresh with the cache at {args.cache_dir}) "
           f"{indexing_s:.0f} s.")
+    if EMBEDDING.seconds:
+        print(f"Embedding (chunks the vector cache did not have): {EMBEDDING.chunks} chunks in "
+              f"{EMBEDDING.seconds:.0f} s.")
     if args.details:
         print(f"Details: {details_path(args.details, 'semble')}")
 

@@ -97,6 +97,14 @@ def build_parser() -> argparse.ArgumentParser:
                               " repeat for several")
     context.add_argument("--language-servers", action="store_true",
                          help="also ask the real language servers on PATH (started for this question, then stopped)")
+    context.add_argument("--expand", type=int, metavar="N",
+                         help="query variants (the expand enhancement; bounded by the operator's max)")
+    context.add_argument("--hyde", type=int, metavar="N", help="hypothetical documents (needs a language model)")
+    context.add_argument("--rerank", action=argparse.BooleanOptionalAction, default=None,
+                         help="rerank the places (signals, and a language model when configured)")
+    context.add_argument("--wait-vectors", type=float, default=0.0, metavar="SECONDS",
+                         help="wait up to this long for the chunks' vectors before asking (default 0: a cold "
+                              "cache answers lexically and says so)")
 
     lookup = commands.add_parser("lookup", parents=[cache],
                                  help="definitions, references, implementations or hover text of a symbol")
@@ -230,7 +238,11 @@ def _context(args: argparse.Namespace) -> int:
         if args.language_servers:
             # Started and loaded before the question, so that ranking (3 s at most) never waits for them.
             session.warm_servers(SERVER_START_SECONDS)
-        answer = answer_context(session, request)
+        if args.wait_vectors > 0:
+            session.wait_for_vectors(args.wait_vectors)
+        knobs = {name: value for name, value in (("expand", args.expand), ("hyde", args.hyde),
+                                                 ("rerank", args.rerank)) if value is not None}
+        answer = answer_context(session, request, knobs=knobs)
     finally:
         session.close()
     summary = replace(answer.index[0], skipped=stats.skipped, parse_errors=stats.parse_errors,

@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 
 from rag_lsp import __version__
 from rag_lsp.index.root_index import IndexStats
+from rag_lsp.index.vectors.embedding import VectorStatus
 from rag_lsp.langservers.spec import ServerStatus
 from rag_lsp.workspace.session import Session
 from rag_lsp.workspace.settings import Settings
@@ -20,6 +21,8 @@ class RootStatus:
     settings: Settings
     settings_warnings: tuple[str, ...]
     language_servers: tuple[ServerStatus, ...]
+    # The root's chunk vectors (None when no embedder is configured).
+    vectors: VectorStatus | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +61,8 @@ def status(session: Session) -> Status:
             stats = replace(root.index.stats, files=len(root.index.files), chunks=len(root.index.chunks),
                             definitions=len(root.index.symbols))
         servers = tuple(root.servers.status()) if root.servers else ()
-        roots.append(RootStatus(stats, root.settings, tuple(root.warnings), servers))
+        vectors = root.vectors.status() if root.vectors else None
+        roots.append(RootStatus(stats, root.settings, tuple(root.warnings), servers, vectors))
     indexing = session.indexing
     return Status(__version__, tuple(roots), len(session.documents),
                   IndexingStatus(indexing.done, indexing.total, indexing.running, indexing.state))

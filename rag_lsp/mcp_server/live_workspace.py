@@ -237,7 +237,7 @@ class LiveWorkspace:
 
     def _answer(self, call: ToolCall, cancel: threading.Event | None) -> tuple[Json, str]:
         if isinstance(call, ContextCall):
-            answer = answer_context(self.session, call.request, cancel=cancel)
+            answer = answer_context(self.session, call.request, cancel=cancel, knobs=call.knobs)
             locations = call.format == "locations"
             shown = replace(answer, items=tuple(replace(item, content="") for item in answer.items)) \
                 if locations else answer

@@ -8,8 +8,9 @@ that names the field, which the agent can correct. Nothing here knows the MCP SD
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from dataclasses import field as field_default
 from pathlib import Path
 from typing import Any
 
@@ -18,12 +19,14 @@ from rag_lsp.completion.snippets import DEFAULT_BUDGET_TOKENS as COMPLETION_BUDG
 from rag_lsp.retrieval.answer import DEFAULT_VERBOSITY, MODES, VERBOSITIES, ContextRequest
 from rag_lsp.retrieval.bundle.templates import TASK_TYPES
 from rag_lsp.retrieval.bundle.tokenizers import DEFAULT_TOKENIZER, TOKENIZERS
+from rag_lsp.retrieval.enhance.knobs import KnobValue
 from rag_lsp.server.arguments import (
     MAX_BUDGET_TOKENS,
     MAX_QUERY_CHARS,
     MAX_SYMBOL_CHARS,
     MAX_TOP_K,
     ArgumentError,
+    enhancements,
     field,
     integer,
     known_files,
@@ -122,6 +125,15 @@ TOOLS = (
                       "description": "Files you already hold: path → git blob id of the text you read (as in "
                                      "an earlier answer's blob_id). Unchanged ones come back as one line; changed "
                                      "ones in full, flagged."},
+            "enhancements": {
+                "type": "object", "additionalProperties": False,
+                "description": "Optional extra work for a hard question, each bounded by the workspace operator "
+                               "(a value above the bound is lowered to it): 'expand' query variants, 'hyde' "
+                               "hypothetical code documents searched like the question, 'rerank' the places. The "
+                               "answer's 'retrieval' says what each cost. Leave it out normally.",
+                "properties": {"expand": {"type": "integer", "minimum": 0},
+                               "hyde": {"type": "integer", "minimum": 0},
+                               "rerank": {"type": "boolean"}}},
         }, []),
     ),
     ToolSpec(
@@ -183,6 +195,7 @@ TOOL_NAMES = tuple(tool.name for tool in TOOLS)
 class ContextCall:
     request: ContextRequest
     format: str
+    knobs: Mapping[str, KnobValue] = field_default(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,7 +253,7 @@ def _context(arguments: Json, settings: Settings) -> ContextCall:
                              verbosity=one_of(arguments, "verbosity", VERBOSITIES, CONTEXT_VERBOSITY),
                              tokenizer=one_of(arguments, "tokenizer", TOKENIZERS, DEFAULT_TOKENIZER),
                              known=known_files(arguments))
-    return ContextCall(request, one_of(arguments, "format", CONTEXT_FORMATS, "text"))
+    return ContextCall(request, one_of(arguments, "format", CONTEXT_FORMATS, "text"), enhancements(arguments))
 
 
 def _lookup(arguments: Json, resolve_file: FileResolver) -> LookupCall:

@@ -15,6 +15,7 @@ from rag_lsp.retrieval.bundle.classify import Classification
 from rag_lsp.retrieval.bundle.provenance import Checkout
 from rag_lsp.retrieval.bundle.relations import Relation
 from rag_lsp.retrieval.bundle.tokenizers import DEFAULT_TOKENIZER
+from rag_lsp.retrieval.enhance.enhance_report import RetrievalReport
 
 DEFAULT_TOP_K = 10
 DEFAULT_BUDGET_TOKENS = 4000
@@ -158,6 +159,8 @@ class ContextAnswer:
     # The checkout of each root asked (``commit`` None outside git), and when the answer was made (ISO 8601, UTC).
     checkouts: tuple[Checkout, ...] = ()
     answered_at: str = ""
+    # Dense retrieval and the enhancement knobs (issue 13): the mode, each root's vectors, each knob's cost.
+    retrieval: RetrievalReport | None = None
 
     @property
     def tokens(self) -> int:

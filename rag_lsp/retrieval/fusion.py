@@ -29,7 +29,7 @@ from rag_lsp.path_kinds import is_example_path, is_prose_path, is_test_path
 from rag_lsp.retrieval.query import Query
 from rag_lsp.retrieval.rank import Cancelled, Candidate, Ranking, RankReport
 from rag_lsp.retrieval.ranking.config import DEFAULT_RANKING, EVIDENCE_ONLY, RankingConfig
-from rag_lsp.retrieval.ranking.pipeline import rank_staged
+from rag_lsp.retrieval.ranking.pipeline import ListHook, rank_staged
 from rag_lsp.retrieval.strategies import REGISTRY, Budget, Finding, Skipped, Strategy, StrategyContext
 from rag_lsp.retrieval.strategies.base import Message
 
@@ -63,9 +63,12 @@ class FusionRanker:
     def __init__(self, strategies: dict[str, Strategy] | None = None, *, budget: Budget | None = None,
                  provider: SymbolProvider | None = None, disabled: frozenset[str] = frozenset(),
                  clock: Callable[[], float] = time.perf_counter,
-                 cancelled: Callable[[], bool] | None = None, config: RankingConfig = DEFAULT_RANKING) -> None:
+                 cancelled: Callable[[], bool] | None = None, config: RankingConfig = DEFAULT_RANKING,
+                 lists: ListHook | None = None) -> None:
         # The stages after the evidence (``retrieval/ranking/``); EVIDENCE_ONLY is the ranking without them.
         self.config = config
+        # Candidate lists beyond the lexical ones (the dense list: ``retrieval/enhance/``).
+        self.lists = lists
         self.strategies = {name: run for name, run in (strategies or REGISTRY).items() if name not in disabled}
         self.budget = budget or Budget()
         self.provider = provider
@@ -84,7 +87,7 @@ class FusionRanker:
                 candidates = evidence_candidates(ctx, cut_files(files))[:limit]
             else:
                 evidence = evidence_candidates(ctx, files[:EVIDENCE_FILES])
-                candidates = rank_staged(ctx, evidence, limit, self.config, about_config)
+                candidates = rank_staged(ctx, evidence, limit, self.config, about_config, self.lists)
         report = RankReport(tuple(run), tuple(skipped.items()), ctx.truncated, tuple(ctx.symbols.notes()))
         return Ranking(tuple(candidates), report)
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from rag_lsp.index.root_index import Index
@@ -30,6 +30,9 @@ from rag_lsp.retrieval.bundle.sections import compose, compose_ranked
 from rag_lsp.retrieval.bundle.sufficiency import sufficiency
 from rag_lsp.retrieval.bundle.templates import template
 from rag_lsp.retrieval.bundle.tokenizers import tokenizer
+from rag_lsp.retrieval.enhance.knobs import KnobValue
+from rag_lsp.retrieval.enhance.plan import NO_EMBEDDER, Enhancements, QuestionPlan, RootDense, plan_question
+from rag_lsp.retrieval.enhance.retrieval_config import FusionConfig, RetrievalSettings
 from rag_lsp.retrieval.fusion import FusionRanker
 from rag_lsp.retrieval.query import Query, parse_query
 from rag_lsp.retrieval.rank import Ranker, Ranking
@@ -67,13 +70,14 @@ def task_of(request: ContextRequest) -> Classification:
 
 def rank_root(index: Index, query: Query, request: ContextRequest, *, ranker: Ranker | None = None,
               cancel: threading.Event | None = None, provider: SymbolProvider | None = None,
-              config: RankingConfig = DEFAULT_RANKING) -> RootRanking:
+              config: RankingConfig = DEFAULT_RANKING, plan: QuestionPlan | None = None) -> RootRanking:
     """Rank one root's chunks for the question.
 
     Raises ``Cancelled`` when ``cancel`` is set while the default ranker works.
     ``provider`` answers symbol questions for the default ranker (the
     tree-sitter index when None; language servers composed with it in the
-    workspace, see ``langservers/composite.py``).
+    workspace, see ``langservers/composite.py``). ``plan`` (``enhance/plan.py``)
+    adds the question's enhancements to the default ranker.
     """
     with index.lock:
         warnings = []
@@ -81,9 +85,13 @@ def rank_root(index: Index, query: Query, request: ContextRequest, *, ranker: Ra
             warnings.append("the query has no searchable words or names")
         if not index.chunks:
             warnings.append(EMPTY_INDEX)
-        ranker = ranker or FusionRanker(cancelled=cancel.is_set if cancel is not None else None, provider=provider,
-                                        config=config)
-        ranking = ranker.rank(index, query, request.top_k * CANDIDATE_SLACK) if not query.empty else Ranking(())
+        cancelled = cancel.is_set if cancel is not None else None
+        limit = request.top_k * CANDIDATE_SLACK
+        if ranker is None and plan is not None:
+            limit = plan.limit(limit)
+            ranker = plan.ranker(index, config, provider, cancelled, limit)
+        ranker = ranker or FusionRanker(cancelled=cancelled, provider=provider, config=config)
+        ranking = ranker.rank(index, query, limit) if not query.empty else Ranking(())
         placed = tuple(optimise(index, [window_place(index, c) for c in ranking.candidates], config))
         summary = IndexSummary(str(index.root), len(index.files), len(index.chunks))
     return RootRanking(summary, placed, ranking, tuple(warnings))
@@ -102,9 +110,13 @@ def gather_root(index: Index, ranked: RootRanking, request: ContextRequest, task
 
 def assemble(query: Query, request: ContextRequest, roots: Sequence[RootRanking], gathered: Sequence[Gathered],
              task: Classification, started: float, indexing: Progress | None = None,
-             warnings: Sequence[str] = ()) -> ContextAnswer:
+             warnings: Sequence[str] = (), plan: QuestionPlan | None = None) -> ContextAnswer:
     """One answer from the rankings of the roots asked (in that order) and what was gathered around them:
-    places by score, ties by root order, path and line, packed into the budget once."""
+    places by score, ties by root order, path and line, packed into the budget once; with a ``plan``, the
+    model's rerank first (no lock is held here) and the enhancements' report in the answer."""
+    if plan is not None:
+        reordered = plan.rerank([root.placed for root in roots])
+        roots = [replace(root, placed=tuple(placed)) for root, placed in zip(roots, reordered)]
     order = {id(root): position for position, root in enumerate(roots)}
     merged = sorted(((placed, order[id(root)]) for root in roots for placed in root.placed
                      if placed.candidate.role == "ranked"),
@@ -153,16 +165,24 @@ def assemble(query: Query, request: ContextRequest, roots: Sequence[RootRanking]
                                 composition.bundle_chars),
         checkouts=checkouts,
         answered_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        retrieval=plan.report() if plan is not None else None,
     )
 
 
 def retrieve(index: Index, request: ContextRequest, *, ranker: Ranker | None = None,
              cancel: threading.Event | None = None, provider: SymbolProvider | None = None,
-             config: RankingConfig = DEFAULT_RANKING) -> ContextAnswer:
-    """The answer from a single index (what tests and benchmarks ask; the workspace asks every root)."""
+             config: RankingConfig = DEFAULT_RANKING, enhancements: Enhancements | None = None,
+             knobs: Mapping[str, KnobValue] | None = None) -> ContextAnswer:
+    """The answer from a single index (what tests and benchmarks ask; the workspace asks every root), with the
+    ``enhancements`` offered (none: no vectors, no model, the shipped bounds) and the request's ``knobs``; a
+    given ``ranker`` runs as it is, without them."""
     started = time.perf_counter()
     query = question_of(request)
+    if enhancements is None:
+        enhancements = Enhancements(RetrievalSettings(), {}, lambda _: RootDense(None, FusionConfig(), NO_EMBEDDER))
+    plan = plan_question(enhancements, query, [index], knobs or {}, request.top_k, cancel) if ranker is None else None
     task = task_of(request)
-    ranked = rank_root(index, query, request, ranker=ranker, cancel=cancel, provider=provider, config=config)
+    ranked = rank_root(index, query, request, ranker=ranker, cancel=cancel, provider=provider, config=config,
+                       plan=plan)
     gathered = gather_root(index, ranked, request, task, provider)
-    return assemble(query, request, [ranked], [gathered], task, started)
+    return assemble(query, request, [ranked], [gathered], task, started, plan=plan)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from typing import TypeGuard
 
+from rag_lsp.retrieval.enhance.knobs import KnobError, KnobValue, knob_map
+
 MAX_QUERY_CHARS = 200_000
 MAX_BUDGET_TOKENS = 200_000
 MAX_TOP_K = 100
@@ -103,3 +105,12 @@ def symbol_name(params: object, name: str = "symbol") -> str:
         raise ArgumentError(f"'{name}' must be a non-empty name of at most {MAX_SYMBOL_CHARS} characters,"
                             f" got {symbol!r}")
     return symbol.strip()
+
+
+def enhancements(params: object, name: str = "enhancements") -> dict[str, KnobValue]:
+    """The request's enhancement knobs (``{"expand": 2, "hyde": 1, "rerank": false}``): every key known and of its
+    type; a value above the operator's ceiling is clamped later, not refused."""
+    try:
+        return knob_map(field(params, name), name)
+    except KnobError as exc:
+        raise ArgumentError(str(exc)) from None

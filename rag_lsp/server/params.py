@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from dataclasses import field as field_default
 from functools import wraps
 from pathlib import Path
 from typing import ParamSpec, TypeVar
@@ -22,12 +23,14 @@ from rag_lsp.completion.snippets import DEFAULT_BUDGET_TOKENS as COMPLETION_BUDG
 from rag_lsp.retrieval.answer import DEFAULT_VERBOSITY, MODES, VERBOSITIES, ContextRequest
 from rag_lsp.retrieval.bundle.templates import TASK_TYPES
 from rag_lsp.retrieval.bundle.tokenizers import DEFAULT_TOKENIZER, TOKENIZERS
+from rag_lsp.retrieval.enhance.knobs import KnobValue
 from rag_lsp.server import ext
 from rag_lsp.server.arguments import (
     MAX_BUDGET_TOKENS,
     MAX_TIME_BUDGET_MS,
     MAX_TOP_K,
     ArgumentError,
+    enhancements,
     field,
     integer,
     known_files,
@@ -70,6 +73,8 @@ class ContextParams:
     request: ContextRequest
     focus: Position | None
     format: str = "json"
+    # The request's enhancement knobs (``enhancements``), before the operator's ceiling clamps them.
+    knobs: dict[str, KnobValue] = field_default(default_factory=dict)
 
     @property
     def verbosity(self) -> str:
@@ -114,7 +119,7 @@ def context_params(params: object, settings: Settings) -> ContextParams:
         known=tuple(sorted((str(uri_to_path(path)) if path.startswith("file:") else path, blob)
                            for path, blob in known_files(params))),
     )
-    return ContextParams(request, focus, one_of(params, "format", CONTEXT_FORMATS, "json"))
+    return ContextParams(request, focus, one_of(params, "format", CONTEXT_FORMATS, "json"), enhancements(params))
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,7 +30,7 @@ def context_text(answer: ContextAnswer, absolute: bool = False) -> str:
     chunks = sum(summary.chunks for summary in answer.index)
     footer = (f"{len(answer.items)} places, {token_count(answer.tokens, answer.token_count)} of "
               f"{answer.budget_tokens}{', truncated' if answer.truncated else ''}; {answer.elapsed_ms:.1f} ms ranking"
-              f" over {files} files / {chunks} chunks")
+              f" over {files} files / {chunks} chunks{_retrieval_note(answer)}")
     return "\n\n".join([*blocks, footer]) if blocks else "no matching places\n" + footer
 
 
@@ -38,6 +38,14 @@ def token_count(tokens: int, counter: str) -> str:
     """``~N tokens (estimated)``, or ``N tokens (cl100k)`` when a real tokenizer counted (the editors' renderers
     write the same)."""
     return f"~{tokens} tokens (estimated)" if counter == "estimate" else f"{tokens} tokens ({counter})"
+
+
+def _retrieval_note(answer: ContextAnswer) -> str:
+    """The retrieval mode, when an embedder is configured or the mode is not the plain lexical one."""
+    report = answer.retrieval
+    if report is None or (report.mode == "lexical" and all(root.status is None for root in report.roots)):
+        return ""
+    return f"; {report.mode}" + (f" ({report.reason})" if report.reason else "")
 
 
 def index_stats_text(stats: IndexStats) -> str:

@@ -57,7 +57,7 @@ def register(server: RagServer) -> None:
             asked = request
             if focus is not None and not request.query.strip():
                 asked = replace(request, query=focus_query(ls.session, focus.path, focus.line, focus.character))
-            return answer_context(ls.session, asked, focus.path if focus else None, cancel)
+            return answer_context(ls.session, asked, focus.path if focus else None, cancel, decoded.knobs)
 
         try:
             await ls.first_index(settings.first_index_wait_ms / 1000)

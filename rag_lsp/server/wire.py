@@ -15,6 +15,7 @@ and no secret may leave in any of it (``rag_lsp/redaction.py``).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -24,11 +25,14 @@ from rag_lsp.features.lookup import LookupAnswer
 from rag_lsp.features.status import Status
 from rag_lsp.index.root_index import IndexStats
 from rag_lsp.index.symbol_provider import ServerNote
+from rag_lsp.index.vectors.embedding import VectorStatus
 from rag_lsp.langservers.spec import ServerStatus
 from rag_lsp.redaction import redact_json
 from rag_lsp.retrieval.answer import LADDER, ContextAnswer, ContextItem, IndexSummary, verbosity_level
 from rag_lsp.retrieval.bundle.prompt_block import prompt_block
 from rag_lsp.retrieval.bundle.relations import Relation
+from rag_lsp.retrieval.enhance.enhance_report import RetrievalReport
+from rag_lsp.retrieval.enhance.retrieval_config import RetrievalSettings
 from rag_lsp.retrieval.ranking.config import ranking_to_settings
 from rag_lsp.workspace.settings import Settings, camel_case
 
@@ -84,9 +88,34 @@ def context_json(answer: ContextAnswer, uri: ToUri | None = None, content: bool 
         result["warnings"] = list(answer.warnings)
     if answer.indexing is not None:
         result["indexing"] = {"done": answer.indexing.done, "total": answer.indexing.total}
+    if answer.retrieval is not None:
+        result["retrieval"] = retrieval_json(answer.retrieval)
     if prompt:
         result["prompt"] = prompt_block(answer)
     return redact_json(result)
+
+
+def retrieval_json(report: RetrievalReport) -> Json:
+    """The dense side and the enhancement knobs of one answer (issue 13)."""
+    return {
+        "mode": report.mode,
+        "reason": report.reason,
+        "dense_ms": report.dense_ms,
+        "roots": [{"root": root.root, "used": root.used, "reason": root.reason,
+                   "vectors": vector_status_json(root.status) if root.status is not None else None}
+                  for root in report.roots],
+        "enhancements": {knob.name: {"value": knob.value, "requested": knob.requested, "source": knob.source,
+                                     "max": knob.max, "method": knob.method, "variants": knob.variants,
+                                     "passes": knob.passes, "model_calls": knob.model_calls, "ms": knob.ms,
+                                     "degraded": knob.degraded}
+                         for knob in report.knobs},
+    }
+
+
+def vector_status_json(status: VectorStatus) -> Json:
+    return {"backend": status.backend, "state": status.state, "embedded": status.embedded, "chunks": status.chunks,
+            "search": status.search, "error": status.error, "chunks_per_second": status.chunks_per_second,
+            "memory_bytes": status.memory_bytes}
 
 
 def _item(item: ContextItem, uri: ToUri | None, content: bool, level: int) -> Json:
@@ -215,7 +244,18 @@ def settings_json(settings: Settings) -> Json:
         "languageServerBudgetMs": settings.language_server_budget_ms,
         "ranking": ranking_to_settings(settings.ranking),
         "firstIndexWaitMs": settings.first_index_wait_ms,
+        "retrieval": _retrieval_settings_json(settings.retrieval),
+        "enhancements": dict(settings.enhancements),
     }
+
+
+def _retrieval_settings_json(retrieval: RetrievalSettings) -> Json:
+    def camel(record: object) -> Json:
+        return {camel_case(f.name): getattr(record, f.name) for f in fields(record)}  # type: ignore[arg-type]
+
+    return {"dense": camel(retrieval.dense), "fusion": camel(retrieval.fusion),
+            "llm": camel(retrieval.llm) if retrieval.llm is not None else None,
+            "enhancements": {name: {"default": limit.default, "max": limit.max} for name, limit in retrieval.limits}}
 
 
 def status_json(status: Status) -> Json:
@@ -225,6 +265,7 @@ def status_json(status: Status) -> Json:
         encoded["settings"] = settings_json(root.settings)
         encoded["settings_warnings"] = list(root.settings_warnings)
         encoded["language_servers"] = [server_status_json(server) for server in root.language_servers]
+        encoded["vectors"] = vector_status_json(root.vectors) if root.vectors is not None else None
         roots.append(encoded)
     return redact_json({
         "version": status.version,

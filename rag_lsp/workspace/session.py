@@ -25,9 +25,11 @@ from rag_lsp.index.cache import default_cache_root
 from rag_lsp.index.root_index import Index, IndexBudget, IndexStats
 from rag_lsp.index.symbol_provider import IndexSymbolProvider, SymbolProvider
 from rag_lsp.index.tables import WorkspaceTables, workspace_tables
+from rag_lsp.index.vectors.embedding import VectorIndex
 from rag_lsp.index.walk import skip_reason
 from rag_lsp.langservers.composite import CompositeSymbolProvider
 from rag_lsp.langservers.pool import ServerPool
+from rag_lsp.retrieval.enhance.plan import NO_EMBEDDER, Enhancements, RootDense
 from rag_lsp.retrieval.strategies.base import Budget
 from rag_lsp.workspace.documents import EditError, OpenDocument, TextEdit
 from rag_lsp.workspace.settings import (
@@ -39,6 +41,7 @@ from rag_lsp.workspace.settings import (
     snake_case,
 )
 
+VECTOR_POLL_SECONDS = 0.1
 # Buffers remembered as recently edited (for completion's similar code), open or closed since.
 MAX_RECENT_EDITS = 20
 
@@ -93,6 +96,8 @@ class _Root:
     refreshing: int = 0
     done: int = 0
     total: int = 0
+    # The root's chunk vectors, embedded in the background (None when no embedder is configured).
+    vectors: VectorIndex | None = None
 
 
 class Session:
@@ -130,14 +135,17 @@ class Session:
         settings, warnings = self._root_settings(path, self.client_settings)
         with self._lock:
             if path not in self.roots:
-                self.roots[path] = _Root(self._new_index(path, settings), settings, warnings,
-                                         self._new_servers(path, settings))
+                index = self._new_index(path, settings)
+                self.roots[path] = _Root(index, settings, warnings, self._new_servers(path, settings),
+                                         vectors=self._new_vectors(index, settings))
         return warnings
 
     def remove_root(self, path: Path) -> None:
         with self._lock:
             root = self.roots.pop(path.resolve(), None)
         if root:
+            if root.vectors:
+                root.vectors.stop()
             root.index.close()
             if root.servers:
                 root.servers.stop()
@@ -151,11 +159,22 @@ class Session:
         for root in roots:
             if root.servers:
                 root.servers.stop()
+            if root.vectors:
+                root.vectors.stop()
             root.index.close()
 
     def _new_servers(self, path: Path, settings: Settings) -> ServerPool | None:
         # Servers start lazily, on the first question that needs one.
         return ServerPool(path, settings.language_servers) if self.language_servers else None
+
+    @staticmethod
+    def _new_vectors(index: Index, settings: Settings) -> VectorIndex | None:
+        """The root's vectors, embedding in the background from now on, when an embedder is configured."""
+        if not settings.retrieval.dense.enabled:
+            return None
+        vectors = VectorIndex.for_index(index, settings.retrieval.dense)
+        vectors.start()
+        return vectors
 
     def _root_settings(self, path: Path, client: Settings) -> tuple[Settings, list[str]]:
         """Client settings overlaid with the root's operator file; an invalid file is reported, not applied.
@@ -217,10 +236,18 @@ class Session:
                 if root.servers:
                     root.servers.reconfigure(merged.language_servers)
                 if _index_shape(merged) != _index_shape(root.settings):
+                    if root.vectors:
+                        root.vectors.stop()
                     root.index.close()
-                    self.roots[path] = _Root(self._new_index(path, merged), merged, root_warnings, root.servers)
+                    index = self._new_index(path, merged)
+                    self.roots[path] = _Root(index, merged, root_warnings, root.servers,
+                                             vectors=self._new_vectors(index, merged))
                     rebuild.append(path)
                 else:
+                    if merged.retrieval.dense != root.settings.retrieval.dense:
+                        if root.vectors:
+                            root.vectors.stop()
+                        root.vectors = self._new_vectors(root.index, merged)
                     root.settings = merged
         return warnings, rebuild
 
@@ -529,6 +556,35 @@ class Session:
         for _, root in self.root_list():
             if root.servers is not None:
                 root.servers.warm(list(root.index.files), lambda rel, root=root: self._text_of(root, rel), seconds)
+
+    def wait_for_vectors(self, seconds: float) -> bool:
+        """Wait until every root's vectors are ready, at most ``seconds`` (for one-shot questions); whether they are."""
+        deadline = time.monotonic() + seconds
+        while True:
+            pending = [root.vectors for _, root in self.root_list()
+                       if root.vectors is not None and not root.vectors.status().ready
+                       and root.vectors.status().state != "failed"]
+            if not pending:
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            for vectors in pending:
+                vectors.wake()
+            time.sleep(VECTOR_POLL_SECONDS)
+
+    def enhancements(self, focus: Path | None = None) -> Enhancements:
+        """What a question's enhancements may use: the focused (else the first) root's retrieval settings and
+        knob values, and each root's vectors."""
+        settings = self.settings_for(focus)
+        by_index = {id(root.index): root for _, root in self.root_list()}
+
+        def dense_of(index: Index) -> RootDense:
+            root = by_index.get(id(index))
+            if root is None or root.vectors is None:
+                return RootDense(None, settings.retrieval.fusion, NO_EMBEDDER)
+            return RootDense(root.vectors, root.settings.retrieval.fusion)
+
+        return Enhancements(settings.retrieval, settings.enhancements, dense_of)
 
     def symbols(self, root: _Root, max_calls: int | None = None, questions: int = 1) -> SymbolProvider:
         """The provider of one question on one root: its language servers composed with the patterns, or

@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import cast
 
 from rag_lsp import languages
+from rag_lsp.retrieval.enhance.knobs import KnobError, KnobValue, knob_map
+from rag_lsp.retrieval.enhance.retrieval_config import ConfigError, RetrievalSettings, parse
 from rag_lsp.retrieval.ranking.config import DEFAULT_RANKING, RankingConfig, ranking_from_settings
 
 OPERATOR_FILE = ".rag-lsp.toml"
@@ -53,6 +55,10 @@ class Settings:
     ranking: RankingConfig = DEFAULT_RANKING
     # How long a question asked before the first index is complete waits for it (0: answer at once, partially).
     first_index_wait_ms: int = 2000
+    # Dense vectors, their fusion, a language model, and the operator's bounds on the enhancement knobs.
+    retrieval: RetrievalSettings = field(default_factory=RetrievalSettings)
+    # The client's values of the enhancement knobs (``expand``, ``hyde``, ``rerank``).
+    enhancements: dict[str, KnobValue] = field(default_factory=dict)
 
     def disabled_languages(self) -> frozenset[str]:
         return frozenset(name for name, enabled in self.languages.items() if not enabled)
@@ -91,6 +97,12 @@ def apply_settings(base: Settings, raw: object, overlay: bool = False) -> tuple[
         name = snake_case(str(key))
         if name not in KNOWN_KEYS:
             warnings.append(f"unknown setting '{key}' ignored (known: {', '.join(KNOWN_KEYS)})")
+            continue
+        if name == "retrieval":
+            # A client's update replaces its retrieval settings; the operator file overrides them key by key.
+            retrieval, notes = _retrieval(value, base.retrieval if overlay else RetrievalSettings(), overlay)
+            changes[name] = retrieval
+            warnings.extend(notes)
             continue
         changes[name] = _VALIDATORS[name](key, value)
     if overlay and "language_servers" in changes:
@@ -191,6 +203,26 @@ def _server_value(where: str, name: str, value: object) -> object:
     return value
 
 
+def _retrieval(value: object, base: RetrievalSettings, operator: bool) -> tuple[RetrievalSettings, list[str]]:
+    try:
+        return parse(_snake_keys(value), base, operator)
+    except ConfigError as exc:
+        raise SettingsError(str(exc)) from None
+
+
+def _snake_keys(value: object) -> object:
+    if isinstance(value, dict):
+        return {snake_case(str(key)): _snake_keys(item) for key, item in value.items()}
+    return value
+
+
+def _enhancements(key: str, value: object) -> dict[str, KnobValue]:
+    try:
+        return knob_map(value, key)
+    except KnobError as exc:
+        raise SettingsError(f"setting {exc}") from None
+
+
 _VALIDATORS = {
     "budget_tokens": lambda key, value: _positive_int(key, value, 200_000),
     "top_k": lambda key, value: _positive_int(key, value, 100),
@@ -207,6 +239,7 @@ _VALIDATORS = {
     "language_server_budget_ms": lambda key, value: _positive_int(key, value, 60_000),
     "ranking": lambda key, value: _ranking(key, value),
     "first_index_wait_ms": lambda key, value: _milliseconds(key, value, 30_000),
+    "enhancements": _enhancements,
 }
 
 

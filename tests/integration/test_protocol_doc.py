@@ -45,6 +45,17 @@ def test_context_example_has_the_real_shape(ledger_root):
     assert shape(documented("context-result")) == shape(result)
 
 
+def test_vectors_status_example_has_the_real_shape(ledger_root, tmp_path):
+    from rag_lsp.index.vectors.embedders import DenseConfig
+    from rag_lsp.index.vectors.embedding import VectorIndex
+
+    index = Index(ledger_root, use_cache=False)
+    index.refresh()
+    vectors = VectorIndex(index, DenseConfig(backend="wordllama"))
+    vectors.sync()
+    assert set(documented("vectors-status")) == set(wire.vector_status_json(vectors.status()))
+
+
 def test_index_example_has_the_real_shape(ledger_root):
     stats = wire.index_stats_json(Index(ledger_root, use_cache=False).refresh())
     assert set(documented("index-result")) == set(stats)

@@ -37,8 +37,9 @@ class RankingConfig:
     backfill: bool = True
     dependencies: bool = True
     window: bool = True
-    # Pseudo-relevance feedback and identifier variants of prose words (the ``expand`` enhancement).
-    expansion: bool = True
+    # Rounds of pseudo-relevance feedback, each a query variant (the ``expand`` enhancement without a language
+    # model sets it); 0 (``without("expansion")``) switches it off.
+    expansion: int = 1
     rrf_k: int = 60
     list_weights: tuple[tuple[str, float], ...] = DEFAULT_LIST_WEIGHTS
     retriever_weights: tuple[tuple[str, float], ...] = ()

@@ -30,6 +30,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from rag_lsp.index.root_index import Index
@@ -62,6 +63,8 @@ RELATIVE_CUT = 0.3
 # Places whose dependencies are added, and dependencies at most.
 DEPENDENCY_PLACES = 3
 MAX_DEPENDENCIES = 3
+# More candidate lists for each pass, by name, given the pass's BM25 terms and whether it is a rerun.
+ListHook = Callable[[Sequence[str], bool], dict[str, list[lists.Listed]]]
 
 
 @dataclass(slots=True)
@@ -86,8 +89,9 @@ class _Place:
 
 
 def rank_staged(ctx: StrategyContext, evidence: list[Candidate], limit: int, config: RankingConfig,
-                about_config: bool) -> list[Candidate]:
-    """The ranked places (at most ``limit``, then the dependencies); call under the index's lock."""
+                about_config: bool, lists: ListHook | None = None) -> list[Candidate]:
+    """The ranked places (at most ``limit``, then the dependencies); call under the index's lock. ``lists`` adds
+    candidate lists of its own to each pass (the dense list, ``retrieval/enhance/``), weighed by ``config``."""
     index = ctx.index
     places: dict[int, _Place] = {}
     for candidate in evidence[:EVIDENCE_DEPTH]:
@@ -99,14 +103,16 @@ def rank_staged(ctx: StrategyContext, evidence: list[Candidate], limit: int, con
     ranked_lists = {"evidence": [c.chunk_id for c in evidence[:EVIDENCE_DEPTH]]}
     if config.fusion:
         terms = list(ctx.query.terms)
-        _listed(ctx, places, ranked_lists, terms)
+        _listed(ctx, places, ranked_lists, terms, hook=lists)
         _fuse(places, ranked_lists, config)
-        if config.expansion:
+        # Each round is one more query variant: the terms of the places the previous round put first.
+        for rounds in range(1, config.expansion + 1):
             first = sorted(places.values(), key=lambda p: (-p.score, p.path, p.chunk_id))
-            extra = feedback_terms(index, [p.chunk_id for p in first], terms)
-            if extra:
-                _listed(ctx, places, ranked_lists, terms * 2 + extra, rerun=True)
-                _fuse(places, ranked_lists, config)
+            extra = feedback_terms(index, [p.chunk_id for p in first], terms, rounds)
+            if not extra:
+                break
+            _listed(ctx, places, ranked_lists, terms * 2 + extra, rerun=True, hook=lists)
+            _fuse(places, ranked_lists, config)
     if config.rerank:
         _rerank(ctx, places, about_config, dict(config.signals))
     _weigh(index, places, config)
@@ -128,13 +134,16 @@ def _place(ctx: StrategyContext, places: dict[int, _Place], chunk_id: int) -> _P
 
 
 def _listed(ctx: StrategyContext, places: dict[int, _Place], ranked: dict[str, list[int]], terms: list[str],
-            rerun: bool = False) -> None:
-    """Fill the BM25 and definition lists (the BM25 ones again with the expanded terms when ``rerun``)."""
+            rerun: bool = False, hook: ListHook | None = None) -> None:
+    """Fill the BM25 and definition lists (the BM25 ones again with the expanded terms when ``rerun``), and the
+    hook's lists (what it returns on a rerun replaces its earlier list of that name)."""
     expanded = " (expanded query)" if rerun else ""
     found = {"bm25_chunks": lists.bm25_chunks(ctx.index, terms), "bm25_files": lists.bm25_files(ctx.index, terms)}
     if not rerun:
         found["definitions"] = lists.definitions(ctx.index, ctx.query)
         found["path_words"] = lists.path_words(ctx.index, ctx.tables, ctx.query)
+    if hook is not None:
+        found.update(hook(terms, rerun))
     for name, listed in found.items():
         ranked[name] = [item.chunk_id for item in listed]
         for position, item in enumerate(listed, 1):

@@ -1,0 +1,1 @@
+"""Dense vectors of the chunks: embedders, the per-chunk store and its cache, background embedding."""
