@@ -81,6 +81,9 @@ class ContextItem:
     merged_from: tuple[tuple[int, int], ...] = ()
     deduped_from: tuple[tuple[int, int], ...] = ()
     file_capped: bool = False
+    # The first line of the place the ranking chose: where an editor jumps. It is ``start_line`` unless
+    # context-window optimisation merged nearby places into this one (a class header above a method).
+    focus_line: int = 0
     # The template section the place is shown in (None in ``ranked`` mode), and how: ``source`` (its code),
     # ``summary`` (signature and docstring) or ``unchanged`` (the caller holds this text: a one-line entry).
     section: str | None = None

@@ -24,7 +24,7 @@ def context_text(answer: ContextAnswer, absolute: bool = False) -> str:
     for rank, item in enumerate(answer.items, 1):
         path = str(Path(item.root) / item.path) if absolute and item.root else item.path
         symbol = f" ({item.qualname or item.symbol})" if item.symbol else ""
-        blocks.append(f"{rank}. {path}:{item.start_line}{symbol} — {'; '.join(item.why)}\n"
+        blocks.append(f"{rank}. {path}:{item.focus_line or item.start_line}{symbol} — {'; '.join(item.why)}\n"
                       + "\n".join("    " + line for line in item.content.splitlines()))
     files = sum(summary.files for summary in answer.index)
     chunks = sum(summary.chunks for summary in answer.index)

@@ -123,6 +123,7 @@ def _item(item: ContextItem, uri: ToUri | None, content: bool, level: int) -> Js
         "path": item.path,
         "start_line": item.start_line,
         "end_line": item.end_line,
+        "focus_line": item.focus_line or item.start_line,
         "symbol": item.symbol,
         "qualname": item.qualname,
         "kind": item.kind,

@@ -64,7 +64,9 @@ def test_each_tool_answers_with_the_documented_json_and_readable_text(polyglot, 
             answer = context.structured_content
             assert not context.is_error and isinstance(answer, dict)
             paths = [item["path"] for item in answer["items"]]
-            assert "scripts/limits/rate_limiter.py" in paths and len(paths) <= 4
+            # topK counts the ranked places; what the task's template adds around them comes on top.
+            ranked = [item for item in answer["items"] if item["source"] == "ranked"]
+            assert "scripts/limits/rate_limiter.py" in paths and 1 <= len(ranked) <= 4
             first = answer["items"][0]
             assert first["uri"] == (polyglot.resolve() / first["path"]).as_uri() and first["content"]
             assert answer["freshness"]["indexing"] is False and answer["freshness"]["indexed_at"]

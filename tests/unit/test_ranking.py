@@ -164,7 +164,11 @@ def test_adjacent_places_of_a_file_merge_and_say_so(index):
     assert routing[0].start_line <= 4 and routing[0].end_line == 13
     separate = ask(index, "APIRouter add_api_route include_router register routes",
                    config=DEFAULT_RANKING.without("window"))
-    assert len([item for item in separate.items if item.path == "app/routing.py"]) > 1
+    unmerged = [item for item in separate.items if item.path == "app/routing.py"]
+    assert len(unmerged) > 1 and all(item.focus_line == item.start_line for item in unmerged)
+    # An editor jumps to the place the ranking chose first, inside the merged span.
+    assert routing[0].focus_line == unmerged[0].start_line
+    assert routing[0].start_line <= routing[0].focus_line <= routing[0].end_line
 
 
 def test_a_file_keeps_at_most_its_cap_of_places(index):

@@ -18,6 +18,22 @@ test("the context document lists each place with its location, name, reasons and
   assert.ok(text.includes("```python\n    def post(self, entry):\n        account = self.accounts[entry.currency]\n```\n"));
 });
 
+test("the summary counts ranked places apart from what was added around them", () => {
+  const result = contextResult();
+  result.items[1] = { ...result.items[1], source: "dependency" };
+  assert.ok(render.summaryLine(result).startsWith("1 place + 1 related · "), render.summaryLine(result));
+  result.items[1] = { ...result.items[1], source: "ranked" };
+  assert.ok(render.summaryLine(result).startsWith("2 places · "), render.summaryLine(result));
+});
+
+test("an Open lens jumps to the line the place is about, inside a merged span", () => {
+  const result = contextResult();
+  result.items[0] = { ...result.items[0], start_line: 5, focus_line: 11 };
+  const { text, places } = render.renderContextDocument(result, "q");
+  assert.equal(text.split("\n")[places[0].line], "## 1. shop/ledger.py:5-14 · Ledger.post (method)");
+  assert.deepEqual([places[0].startLine, places[0].endLine], [11, 14]);
+});
+
 test("each place points from its heading line to its file and lines", () => {
   const { text, places } = render.renderContextDocument(contextResult(), "q");
   const lines = text.split("\n");

@@ -294,11 +294,12 @@ def _commit(gathered: Mapping[str, Gathered], place: Placed) -> str | None:
 def item_of(placed: Placed, content: str, tokens: int, **bundle: Any) -> ContextItem:
     """The answer's record of a packed place; ``bundle`` sets what the bundle decided (section, form, ...)."""
     chunk, candidate = placed.chunk, placed.candidate
+    end_line = min(placed.end_line, placed.start_line + content.count("\n"))
     return ContextItem(
         root=placed.root,
         path=chunk.path,
         start_line=placed.start_line,
-        end_line=min(placed.end_line, placed.start_line + content.count("\n")),
+        end_line=end_line,
         symbol=chunk.symbol,
         qualname=chunk.qualname,
         kind=chunk.kind,
@@ -313,6 +314,8 @@ def item_of(placed: Placed, content: str, tokens: int, **bundle: Any) -> Context
         merged_from=placed.merged_from,
         deduped_from=placed.deduped_from,
         file_capped=placed.file_capped,
+        # The kept chunk is the best-ranked of the places merged; a cut can end the text above it.
+        focus_line=max(placed.start_line, min(chunk.start_line, end_line)),
         blob_id=chunk.blob_id,
         **bundle,
     )

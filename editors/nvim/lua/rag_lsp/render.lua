@@ -45,7 +45,7 @@ function M.qf_items(result)
   for rank, item in ipairs(val(result.items) or {}) do
     items[#items + 1] = {
       filename = M.filename(item, result),
-      lnum = item.start_line,
+      lnum = val(item.focus_line) or item.start_line,
       end_lnum = item.end_line,
       text = ('%s — %s'):format(M.label(item), M.why(item)),
       user_data = { rank = rank, score = item.score, path = item.path, kind = val(item.kind) },
@@ -106,7 +106,8 @@ function M.block(result, opts)
       lines[#lines + 1] = ''
     end
     local symbol = val(item.symbol) and (' (' .. (val(item.qualname) or item.symbol) .. ')') or ''
-    lines[#lines + 1] = ('%d. %s:%d%s — %s'):format(rank, item.path, item.start_line, symbol, M.why(item))
+    lines[#lines + 1] = ('%d. %s:%d%s — %s'):format(rank, item.path, val(item.focus_line) or item.start_line, symbol,
+      M.why(item))
     local content = val(item.content)
     if content then
       for _, line in ipairs(vim.split(content, '\n', { plain = true })) do

@@ -42,7 +42,8 @@ function M.scratch(title, result)
     if line:match('^%d+%. ') then
       rank = rank + 1
       local item = result.items[rank]
-      places[#places + 1] = { row = #lines + 1, filename = render.filename(item, result), lnum = item.start_line }
+      places[#places + 1] = { row = #lines + 1, filename = render.filename(item, result),
+                               lnum = render.val(item.focus_line) or item.start_line }
     end
     lines[#lines + 1] = line
   end

@@ -10,6 +10,8 @@ export interface ContextItem {
   path: string;
   start_line: number; // 1-based, inclusive
   end_line: number;
+  /** The line the place is about (where to jump); start_line unless nearby places were merged into it. */
+  focus_line?: number;
   symbol: string | null;
   qualname: string | null;
   kind: string;
@@ -18,6 +20,8 @@ export interface ContextItem {
   why: string[];
   /** The evidence strategies behind the item (`symbols`, `bm25`, ...). */
   strategies?: string[];
+  /** `ranked`, or what the task's template added around the ranked places (`dependency`, `related`). */
+  source?: string;
   /** What answered its evidence: a language server's name (`pyright`, `gopls`), `tree-sitter`, or `index`. */
   sources?: string[];
   content?: string; // absent with verbosity "locations"

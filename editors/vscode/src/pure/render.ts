@@ -46,7 +46,7 @@ export function renderContextDocument(result: ContextResult, title: string): Ren
       line: lines.length,
       uri: item.uri ?? null,
       path: item.path,
-      startLine: item.start_line,
+      startLine: item.focus_line ?? item.start_line,
       endLine: item.end_line,
     });
     lines.push(`${prefix}${location} · ${detail}`, "");
@@ -60,11 +60,13 @@ export function renderContextDocument(result: ContextResult, title: string): Ren
   return { text: lines.join("\n") + "\n", places };
 }
 
-/** `3 places · ~69 of 4000 tokens (estimated) · truncated · 0.9 ms · 6 files, 13 chunks`. */
+/** `3 places + 1 related · ~69 of 4000 tokens (estimated) · truncated · 0.9 ms · 6 files, 13 chunks`. */
 export function summaryLine(result: ContextResult): string {
-  const n = result.items.length;
+  // `topK` counts the ranked places; what the task's template added around them is counted apart.
+  const ranked = result.items.filter((item) => (item.source ?? "ranked") === "ranked").length;
+  const related = result.items.length - ranked;
   const parts = [
-    `${n} ${n === 1 ? "place" : "places"}`,
+    `${ranked} ${ranked === 1 ? "place" : "places"}${related ? ` + ${related} related` : ""}`,
     `~${result.tokens} of ${result.budget_tokens} tokens${result.token_count === "estimate" ? " (estimated)" : ""}`,
   ];
   if (result.truncated) parts.push("truncated");
@@ -80,7 +82,7 @@ export function renderContextBlock(result: ContextResult): string {
   const blocks = result.items.map((item, i) => {
     const name = item.symbol ? ` (${item.qualname || item.symbol})` : "";
     const code = (item.content ?? "").split("\n").map((line) => `    ${line}`);
-    return [`${i + 1}. ${item.path}:${item.start_line}${name} — ${item.why.join("; ")}`, ...code].join("\n");
+    return [`${i + 1}. ${item.path}:${item.focus_line ?? item.start_line}${name} — ${item.why.join("; ")}`, ...code].join("\n");
   });
   const counted =
     (result.token_count ?? "estimate") === "estimate"

@@ -266,7 +266,8 @@ export function contextToolResult(result: ContextResult, title: string): string[
 }
 
 /** What the JSON part lists of a place: where it is and what it is. */
-type Place = Pick<ContextItem, "path" | "start_line" | "end_line" | "symbol" | "kind"> & { qualname?: string | null; score?: number };
+type Place = Pick<ContextItem, "path" | "start_line" | "end_line" | "symbol" | "kind"> &
+  { qualname?: string | null; score?: number; focus_line?: number; source?: string };
 
 function placesJson(items: Place[], totals: { tokens?: number; budget_tokens?: number; truncated: boolean }): string {
   return JSON.stringify({
@@ -274,9 +275,11 @@ function placesJson(items: Place[], totals: { tokens?: number; budget_tokens?: n
       path: item.path,
       start_line: item.start_line,
       end_line: item.end_line,
+      focus_line: item.focus_line ?? item.start_line,
       qualname: item.qualname ?? item.symbol ?? null,
       kind: item.kind,
       score: item.score ?? null,
+      source: item.source ?? "ranked",
     })),
     tokens: totals.tokens,
     budget_tokens: totals.budget_tokens,
