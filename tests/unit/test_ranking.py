@@ -222,3 +222,16 @@ def test_the_ranking_setting_switches_stages_and_weights_and_names_bad_keys(tmp_
     from rag_lsp.workspace.settings import load_operator_file
     operator, _ = apply_settings(Settings(), load_operator_file(tmp_path / "ws"), overlay=True)
     assert operator.ranking.window is False
+
+
+def test_the_settings_status_shows_can_be_sent_back_unchanged():
+    """A client that resets the settings by sending back what ``ragLsp/status`` showed (as the fuzzer does)
+    must not be refused: every value shown is one the settings accept, and the round trip changes nothing."""
+    from rag_lsp.server.wire import settings_json
+    from rag_lsp.workspace.settings import Settings, apply_settings
+
+    changed, _ = apply_settings(Settings(), {"ranking": {"expansion": False, "graph": False}, "topK": 3})
+    for settings in (Settings(), changed):
+        again, warnings = apply_settings(Settings(), settings_json(settings))
+        assert (again, warnings) == (settings, [])
+    assert changed.ranking.expansion == 0 and settings_json(changed)["ranking"]["expansion"] is False

@@ -145,14 +145,17 @@ def parse(raw: object, base: RetrievalSettings, operator: bool) -> tuple[Retriev
         settings = replace(settings, fusion=replace(settings.fusion,
                                                     **_section("retrieval.fusion", raw["fusion"], _FUSION)))
     if "llm" in raw:
-        settings = replace(settings, llm=_chat(raw["llm"], settings.llm))
+        # ``null`` (as the status shows a workspace without a model) means no language model.
+        settings = replace(settings, llm=None if raw["llm"] is None else _chat(raw["llm"], settings.llm))
     if "enhancements" in raw:
+        try:
+            limits = limits_map(raw["enhancements"], "retrieval.enhancements")
+        except KnobError as exc:
+            raise ConfigError(f"setting {exc}") from None
         if operator:
-            try:
-                settings = replace(settings, limits=limits_map(raw["enhancements"], "retrieval.enhancements"))
-            except KnobError as exc:
-                raise ConfigError(f"setting {exc}") from None
-        else:
+            settings = replace(settings, limits=limits)
+        elif limits != settings.limits:
+            # A client that sends back the bounds in force (what the status shows) changes nothing: no warning.
             warnings.append("setting 'retrieval.enhancements' is the operator's: set it in .rag-lsp.toml; ignored")
     return settings, warnings
 

@@ -99,7 +99,9 @@ def ranking_from_settings(raw: object) -> RankingConfig:
         if key in _SWITCHES:
             if not isinstance(value, bool):
                 raise RankingSettingsError(f"'ranking.{key}' must be true or false, got {value!r}")
-            config = replace(config, **{_SWITCHES[key]: value})
+            # ``expansion`` counts rounds: a switch turns it on at one round (``expand`` sets more) or off.
+            name = _SWITCHES[key]
+            config = replace(config, **{name: int(value) if name == "expansion" else value})
         elif key in _NUMBERS:
             name, kind, low, high = _NUMBERS[key]
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high \
@@ -117,7 +119,8 @@ def ranking_from_settings(raw: object) -> RankingConfig:
                 raise RankingSettingsError(f"'ranking.{key}': unknown {', '.join(unknown)} (known: {', '.join(known or ())})")
             current = dict(getattr(config, name))
             current.update({k: float(v) for k, v in value.items()})
-            config = replace(config, **{name: tuple(sorted(current.items()))})
+            # Known names keep the shipped order (so a round trip through the status changes nothing); globs sort.
+            config = replace(config, **{name: tuple(current.items()) if known else tuple(sorted(current.items()))})
         else:
             known_keys = [*_SWITCHES, *_NUMBERS, *_TABLES]
             raise RankingSettingsError(f"'ranking': unknown key '{key}' (known: {', '.join(known_keys)})")
@@ -126,7 +129,7 @@ def ranking_from_settings(raw: object) -> RankingConfig:
 
 def ranking_to_settings(config: RankingConfig) -> dict[str, object]:
     """The inverse of ``ranking_from_settings``: what the status report shows."""
-    shown: dict[str, object] = {stage: getattr(config, stage) for stage in STAGES}
+    shown: dict[str, object] = {stage: bool(getattr(config, stage)) for stage in STAGES}
     shown.update({key: getattr(config, name) for key, (name, *_) in _NUMBERS.items()})
     shown.update({key: dict(getattr(config, name)) for key, (name, _) in _TABLES.items()})
     return shown
