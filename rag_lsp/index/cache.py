@@ -19,10 +19,13 @@ import marshal
 import os
 import secrets
 import sqlite3
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, wraps
 from importlib import resources
 from pathlib import Path
+from typing import Concatenate, ParamSpec, TypeVar
 
 from rag_lsp import __version__, redaction
 from rag_lsp.model import Chunk, Definition, Import, ParsedFile, Reference
@@ -94,6 +97,22 @@ def fingerprint() -> str:
     return digest.hexdigest()
 
 
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _serialised(method: Callable[Concatenate[IndexCache, P], R]) -> Callable[Concatenate[IndexCache, P], R]:
+    """One database call at a time per cache. The indexing thread writes while a shutdown (or a removed root)
+    closes the connection from another thread; closing a SQLite connection in use crashes the process, so a
+    close waits for the write in progress, and calls after it find no connection and do nothing."""
+    @wraps(method)
+    def serialised(self: IndexCache, *args: P.args, **kwargs: P.kwargs) -> R:
+        with self._lock:
+            return method(self, *args, **kwargs)
+    return serialised
+
+
 class IndexCache:
     """Read and write cached parse results; every failure degrades to "not cached".
 
@@ -108,6 +127,8 @@ class IndexCache:
         self.epoch = ""
         self.warnings: list[str] = []
         self._db: sqlite3.Connection | None = None
+        # One connection, used by the indexing thread and closed by shutdown on another: see ``_serialised``.
+        self._lock = threading.RLock()
         self._open()
 
     @property
@@ -180,6 +201,7 @@ class IndexCache:
         log.warning(message)
         self.warnings.append(message)
 
+    @_serialised
     def load_all(self) -> dict[str, tuple[str, int, int]]:
         """path → (blob_id, size, mtime_ns) for every cached file."""
         if self._db is None:
@@ -191,6 +213,7 @@ class IndexCache:
             return {}
         return {path: (blob, size, mtime) for path, blob, size, mtime in rows}
 
+    @_serialised
     def get(self, path: str, blob_id: str | None = None) -> CachedFile | None:
         """The cached result for a path (only if its blob id matches, when one is given)."""
         if self._db is None:
@@ -206,6 +229,7 @@ class IndexCache:
             self._fail(exc)
             return None
 
+    @_serialised
     def put_many(self, entries: list[CachedFile]) -> None:
         if self._db is None or not entries:
             return
@@ -218,6 +242,7 @@ class IndexCache:
         except sqlite3.Error as exc:
             self._fail(exc)
 
+    @_serialised
     def restamp(self, path: str, size: int, mtime_ns: int) -> None:
         """A file's content is unchanged but its size and mtime are new (a touch, a checkout)."""
         if self._db is None:
@@ -228,6 +253,7 @@ class IndexCache:
         except sqlite3.Error as exc:
             self._fail(exc)
 
+    @_serialised
     def delete_many(self, paths: list[str]) -> None:
         if self._db is None or not paths:
             return
@@ -243,6 +269,7 @@ class IndexCache:
         self.close()
         self._delete_files()
 
+    @_serialised
     def close(self) -> None:
         if self._db is not None:
             self._db.close()

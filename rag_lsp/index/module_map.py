@@ -112,6 +112,8 @@ class ModuleMap:
         self._hints: dict[str, str] = {}
         # (anchored module, importer's family) → answer, for the current files.
         self._answers: dict[tuple[tuple[str, ...], str | None], list[str]] = {}
+        # Counts changes of what ``resolve`` can answer, so a caller that remembers resolutions knows when to stop.
+        self.generation = 0
 
     def add(self, path: str, text_hint: str = "") -> None:
         """Register a file; ``text_hint`` is its leading text (read for Java packages)."""
@@ -127,6 +129,7 @@ class ModuleMap:
         if hint:
             self._hints[path] = hint
         self._answers.clear()
+        self.generation += 1
         self._keys[path] = entry
         self._family[path] = language_family(path)
         self._directory[path] = is_directory_module(path)
@@ -137,6 +140,7 @@ class ModuleMap:
         if path not in self._keys:
             return
         self._answers.clear()
+        self.generation += 1
         self._hints.pop(path, None)
         self._family.pop(path, None)
         self._directory.pop(path, None)

@@ -44,7 +44,8 @@ def test_the_four_tools_are_listed_with_when_to_call_them_and_their_bounds(polyg
                 assert tool.input_schema["type"] == "object" and tool.input_schema["additionalProperties"] is False
                 assert tool.annotations is not None and tool.annotations.read_only_hint is True
             context = tools["context"].input_schema["properties"]
-            assert set(context) == {"question", "evidence", "topK", "budgetTokens", "format"}
+            assert set(context) == {"question", "evidence", "topK", "budgetTokens", "format", "taskType", "mode",
+                                    "verbosity", "tokenizer", "known", "enhancements"}
             assert (context["topK"]["minimum"], context["topK"]["maximum"]) == (1, 100)
             assert context["budgetTokens"]["maximum"] == 200_000
             assert tools["lookup"].input_schema["properties"]["what"]["enum"] == [
@@ -171,7 +172,7 @@ BAD_CALLS = [
     ("context", {"question": 42}, "'question' must be a string, got int"),
     ("context", {"question": "x", "evidence": "trace"}, "'evidence' must be a list of strings"),
     ("context", {"question": "x" * 200_001}, "question and evidence exceed 200000 characters"),
-    ("context", {"question": "x", "format": "yaml"}, "'format' must be one of text, json, locations, got 'yaml'"),
+    ("context", {"question": "x", "format": "yaml"}, "'format' must be one of text, json, locations, prompt, got 'yaml'"),
     ("context", {"query": "x"}, "unknown argument 'query'; context takes question, evidence, topK, budgetTokens"),
     ("lookup", {}, "'symbol' must be a non-empty name of at most 500 characters"),
     ("lookup", {"symbol": "x", "what": "callers"}, "'what' must be one of definitions, references,"),
@@ -183,6 +184,8 @@ BAD_CALLS = [
     ("completion_context", {"file": "scripts/run_jobs.py", "line": 500}, "'line'/'column':"),
     ("completion_context", {"file": ".env", "line": 1}, "'file' names a secret file, which rag_lsp never reads"),
     ("status", {"verbose": True}, "unknown argument 'verbose'; status takes format"),
+    ("context", {"question": "x", "taskType": "fix"}, "'taskType' must be one of explain, debug, extend, review, locate"),
+    ("context", {"question": "x", "enhancements": {"expand": "two"}}, "expand"),
 ]
 
 

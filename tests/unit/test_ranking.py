@@ -235,3 +235,27 @@ def test_the_settings_status_shows_can_be_sent_back_unchanged():
         again, warnings = apply_settings(Settings(), settings_json(settings))
         assert (again, warnings) == (settings, [])
     assert changed.ranking.expansion == 0 and settings_json(changed)["ranking"]["expansion"] is False
+
+
+def test_the_code_graph_after_edits_is_the_graph_of_a_fresh_index(index, tmp_path):
+    """Edits update the graph in place (the links of what changed), and the result is exactly the graph a fresh
+    index of the same texts builds: a question after an edit gets a fresh index's answer."""
+    from rag_lsp.retrieval.ranking.centrality import graph
+
+    with index.lock:
+        before = graph(index)
+    texts = dict(ROUTES)
+    # A definition renamed (its users lose their link), a new use of it, and an import added.
+    texts["app/routing.py"] = ROUTES["app/routing.py"].replace("class APIRouter", "class Router")
+    texts["app/two.py"] = "from app.one import one\n\n\ndef two():\n    return one() + Router()\n"
+    for path in ("app/routing.py", "app/two.py"):
+        index.set_file(path, texts[path])
+    with index.lock:
+        after = graph(index)
+    fresh = Index(write_tree(tmp_path / "fresh", texts), use_cache=False)
+    fresh.refresh()
+    with fresh.lock:
+        expected = graph(fresh)
+    assert after.neighbours == expected.neighbours and after.centrality == expected.centrality
+    assert after.neighbours != before.neighbours and after.centrality != before.centrality
+    assert "app/routing.py" in after.neighbours["app/two.py"] and "app/one.py" in after.neighbours["app/two.py"]

@@ -107,6 +107,7 @@ test("the question and symbol tools send ragLsp/context params", () => {
 test("a context answer is the Markdown document with absolute paths, then the places as JSON without code", () => {
   const result = contextResult();
   result.items[1].uri = null; // an item without a URI falls back to its root and path
+  Object.assign(result.items[0], { focus_line: 12, source: "ranked" });
   const [text, json] = tools.contextToolResult(result, "why does Ledger.post raise KeyError");
   const lines = text.split("\n");
   assert.equal(lines[0], "# why does Ledger.post raise KeyError");
@@ -116,7 +117,8 @@ test("a context answer is the Markdown document with absolute paths, then the pl
   assert.ok(text.includes("```python\n    def post(self, entry):\n"));
   assert.deepEqual(JSON.parse(json), {
     places: [
-      { path: "/home/me/shop/shop/ledger.py", start_line: 11, end_line: 14, qualname: "Ledger.post", kind: "method", score: 2 },
+      { path: "/home/me/shop/shop/ledger.py", start_line: 11, end_line: 14, focus_line: 12, qualname: "Ledger.post", kind: "method",
+        score: 2, source: "ranked" },
       { path: "/home/me/shop/shop/ledger.py", start_line: 1, end_line: 1, qualname: null, kind: "code", score: 0.51 },
     ],
     tokens: 69,
