@@ -259,3 +259,23 @@ def test_the_code_graph_after_edits_is_the_graph_of_a_fresh_index(index, tmp_pat
     assert after.neighbours == expected.neighbours and after.centrality == expected.centrality
     assert after.neighbours != before.neighbours and after.centrality != before.centrality
     assert "app/routing.py" in after.neighbours["app/two.py"] and "app/one.py" in after.neighbours["app/two.py"]
+
+
+def test_a_question_that_is_one_code_name_puts_its_definition_before_code_that_writes_it(tmp_path):
+    """`Ledger.post` is written out (in any case) only where it is used, `ledger.post(...)`; the definition is
+    `class Ledger: ... def post`. The editors ask exactly this for the symbol at the cursor."""
+    ledger = '"""Double-entry ledger."""\nfrom shop.currency import convert\n\n\nclass Ledger:\n' \
+             '    """Keeps one account per currency."""\n\n    def __init__(self):\n        self.accounts = {}\n\n' \
+             '    def post(self, entry):\n        """Post an entry; the account must exist for its currency."""\n' \
+             '        account = self.accounts[entry.currency]\n' \
+             '        account.append(convert(entry.amount, entry.currency))\n\n    def balance(self, currency):\n' \
+             '        """The sum of one currency\'s account."""\n        return sum(self.accounts.get(currency, []))\n'
+    test = 'import pytest\n\nfrom shop.ledger import Ledger\n\n\ndef test_post_unknown_currency_raises():\n' \
+           '    ledger = Ledger()\n    with pytest.raises(KeyError):\n' \
+           '        ledger.post(type("Entry", (), {"currency": "GBP", "amount": 1})())\n'
+    index = Index(write_tree(tmp_path / "ws", {"shop/ledger.py": ledger, "tests/test_ledger.py": test}),
+                  use_cache=False)
+    index.refresh()
+    first = ask(index, "`Ledger.post`").items[0]
+    assert first.path == "shop/ledger.py" and "symbol: `Ledger.post` is defined here" in first.why
+    assert not any("verbatim" in reason for item in ask(index, "`Ledger.post`").items for reason in item.why)

@@ -12,6 +12,9 @@ node now is; the others are queried with ``QueryCursor.set_byte_range`` over
 their byte ranges, and what those queries find outside them (a match that
 overlaps the range) is dropped, since it belongs to a node that was reused.
 
+A tree with a syntax error is queried whole (error recovery lets a match
+reach across top-level nodes); reuse starts again when the text parses.
+
 Nesting, qualified names and chunks are then computed over the whole file as
 in a full parse (``nesting.resolve``, ``chunk.chunk_definitions``), so the
 result equals a full parse's (``tests/unit/test_incremental.py`` checks it
@@ -61,7 +64,7 @@ class _NodeFound:
     imports: list[tuple[int, str, int, set[str], set[tuple[str, str]]]]
 
 
-Extract = Callable[[Node, list[tuple[int, int]]], Found]
+Extract = Callable[[Node, list[tuple[int, int]] | None], Found]
 
 
 class NodeCache:
@@ -81,6 +84,13 @@ class NodeCache:
 
     def extract(self, language: str, root: Node, source: bytes, extract: Extract) -> Found:
         """What a full query run over ``root`` would find, querying only the nodes not seen before."""
+        if root.has_error:
+            # Error recovery can make one match span several top-level nodes (and two separate byte ranges),
+            # so what a node yields no longer depends on its text alone: query the whole tree, and start
+            # afresh once the text parses again.
+            self.language, self._by_key = "", {}
+            self.reused, self.queried = 0, len(root.children)
+            return extract(root, None)
         if (language, root.type) != (self.language, self.root_type):
             self.language, self.root_type, self._by_key = language, root.type, {}
         comments = languages.spec(language).comments

@@ -7,7 +7,9 @@ reason it exists, and each that applies names itself in the place's ``why``:
 - a definition of a name the question writes (×1.3) over the places that
   only use or import it; a definition with a docstring (×1.2) explains itself; a file changed in the
   last week (×1.1) is what the user works on; the whole question written
-  verbatim in the place (×1.5) is as specific as evidence gets; the kind of
+  verbatim in the place (×1.5) is as specific as evidence gets (not when the
+  question is one code name: its definition never holds it written out, its
+  uses do); the kind of
   definition the question asks for (``the Ledger class``) matching the
   place's kind (×2.0);
 - code over non-code (prose ×0.5, settings and data ×0.6) unless the question
@@ -42,6 +44,9 @@ MINOR_SHARE = 0.1
 KIND_MAX_WORDS = 30
 # The whole question must be at least this long to count as quoted verbatim.
 VERBATIM_MIN_CHARS = 6
+# A question that is one code name (``Ledger.post``, ``fmt::format``): its definition cannot hold it verbatim,
+# so finding it written somewhere says "uses it", which the lists already weigh, not "is the answer".
+_BARE_NAME = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|#|->)[A-Za-z_$][\w$]*)*")
 
 _KIND_WORDS = {
     "class": ("class",), "classes": ("class",), "struct": ("struct",), "structs": ("struct",),
@@ -82,7 +87,8 @@ def read_signals(index: Index, query: Query, about_config: bool) -> Signals:
     asked = {word.lower() for word in words} if len(words) <= KIND_MAX_WORDS else set()
     kinds = frozenset(kind for word in asked for kind in _KIND_WORDS.get(word, ()))
     text = query.text.strip().strip("`'\"")
-    verbatim = text.lower() if len(text) >= VERBATIM_MIN_CHARS and "\n" not in text else None
+    quoted = len(text) >= VERBATIM_MIN_CHARS and "\n" not in text and not _BARE_NAME.fullmatch(text)
+    verbatim = text.lower() if quoted else None
     names = frozenset(part for name in query.names for part in (name, re.split(r"\.|::|#", name)[-1]))
     return Signals(bool(_ABOUT_DOCS.search(query.text)), about_config or bool(_ABOUT_CONFIG.search(query.text)),
                    kinds, verbatim, main_languages(index), time.time(), names)
