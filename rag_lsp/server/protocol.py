@@ -135,6 +135,14 @@ class Protocol(LanguageServerProtocol):
         else:
             self._send_response(msg_id, error=error.to_response_error())
 
+    @lsp_method(types.WINDOW_WORK_DONE_PROGRESS_CANCEL)
+    def lsp_work_done_progress_cancel(self, params: types.WorkDoneProgressCancelParams):
+        # A progress token is an integer or a string; pygls looks any other up in a dict (a list raises).
+        if not _valid_id(params.token) or params.token is None:
+            log.warning("progress cancel ignored: 'token' must be an integer or a string, got %s", _show(params.token))
+            return
+        yield from super().lsp_work_done_progress_cancel(params)
+
     @lsp_method(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
     def lsp_notebook_document__did_change(self, params: types.DidChangeNotebookDocumentParams):
         if self._unknown_notebook(params.notebook_document.uri):

@@ -90,8 +90,11 @@ def test_bad_notifications_are_skipped_and_the_server_goes_on(ledger_root, tmp_p
         server.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "version": "one", "text": 3}})
         server.notify("textDocument/didChange", "nonsense")
         server.notify("$/cancelRequest", {"id": [1]})
+        server.notify("window/workDoneProgress/cancel", {"token": ["a", {"b": 1}]})  # found by the long fuzz
         server.notify("workspace/didChangeWatchedFiles", {"changes": [{"uri": uri, "type": 99}]})
         assert server.result("ragLsp/lookup", {"symbol": "Ledger.post"})["items"]
         assert server.stop() == 0
         log = server.log_file.read_text()
         assert "notification textDocument/didOpen skipped" in log and "params.textDocument.version" in log
+        assert "progress cancel ignored: 'token' must be an integer or a string" in log
+        assert "a notification handler failed" not in log
