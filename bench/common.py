@@ -1,4 +1,4 @@
-"""Shared by the benchmark scripts: the sample questions, percentile arithmetic, and the one call into ranking.
+"""Shared by the benchmark scripts: the one call into ranking, and the systems and answers around it.
 
 ``rank_places`` is the only place where a benchmark asks rag_lsp for an
 answer, the way ``rag-lsp context`` does (``retrieve`` with the default
@@ -8,7 +8,6 @@ adapt; the scripts see only ``Place`` and ``Answer``.
 
 from __future__ import annotations
 
-import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -27,18 +26,6 @@ from rag_lsp.retrieval.ranking.config import DEFAULT_RANKING, RankingConfig
 from rag_lsp.retrieval.retrieve import retrieve
 from rag_lsp.retrieval.strategies import REGISTRY
 
-# Questions about Django (the pinned sdist the indexing and server benchmarks use).
-DJANGO_QUESTIONS = [
-    "why does QuerySet.filter raise FieldError for a missing field",
-    "where is the CSRF token checked",
-    "`get_object_or_404` returns 404",
-    "migration autodetector renames a model",
-    "template engine caches loaders",
-    "How are password hashers configured",
-    "timezone aware datetime conversion in the ORM",
-    "ModelForm clean validation error messages",
-]
-
 # Places asked for when files are scored: enough for more than 20 distinct files (the MRR depth).
 FILE_PLACES = 100
 # A token budget no answer reaches: file rankings measure the order, not what a 4,000-token answer holds.
@@ -47,16 +34,6 @@ RANKERS = ("fusion", "lexical")
 STRATEGIES = tuple(REGISTRY)
 
 T = TypeVar("T")
-
-
-def percentile(values: list[float], fraction: float) -> float:
-    """The nearest-rank percentile (``fraction`` in 0..1) of a non-empty list."""
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
-
-
-def median_p95(values: list[float]) -> str:
-    return f"{statistics.median(values):.2f} / {percentile(values, 0.95):.2f}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,7 +40,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import DJANGO_QUESTIONS, median_p95
+from latency import DJANGO_QUESTIONS, median_p95
 
 MODES = ("floor-read", "floor-stat", "cold", "warm", "touch")
 

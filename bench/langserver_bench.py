@@ -41,7 +41,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from common import percentile
+from latency import percentile
 from localize_bench import DEFAULT_CASES, MRR_DEPTH, RANK_LIMIT, _gold_rank, _tree
 
 from rag_lsp.index.root_index import Index

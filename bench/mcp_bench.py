@@ -25,7 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "e2e"))
 
-from common import median_p95
+from latency import median_p95
 from lsp_harness import Harness
 from mcp_harness import call, connected, server_parameters, wait_indexed
 

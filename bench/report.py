@@ -20,7 +20,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO
 
-from common import RANKERS, STRATEGIES, Answer, Enhanced, make_ranker, percentile
+from common import RANKERS, STRATEGIES, Answer, Enhanced, make_ranker
+from latency import percentile
 
 from rag_lsp.index.vectors.embedders import DenseConfig
 from rag_lsp.languages import language_for_path

@@ -36,7 +36,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "e2e"))
 
-from common import DJANGO_QUESTIONS, median_p95
+from latency import DJANGO_QUESTIONS, median_p95
 
 ROUNDS = 200
 

@@ -3,8 +3,8 @@
 A warm start must not build 57,000 ``Chunk`` objects and hold their text a
 second time: the stored chunks stay as columns and their text stays in the
 mapped snapshot file, and a ``Chunk`` is built when one is asked for (the last
-few thousand built are kept, since a ranking asks for the same ones again and
-again). Chunks indexed after the snapshot (edits, changed files) are ordinary
+tens of thousands built are kept, since a ranking asks for the same ones again
+and again). Chunks indexed after the snapshot (edits, changed files) are ordinary
 objects until the next snapshot takes them in.
 """
 
@@ -17,8 +17,10 @@ import numpy as np
 
 from rag_lsp.model import Chunk
 
-# Chunks built from columns that are kept for the next time they are asked for.
-MEMO_SIZE = 8192
+# Chunks built from columns that are kept for the next time they are asked for. One question's ranking on
+# Django (5,324 files) builds about 5,000; keeping 65,536 rather than 8,192 took eight questions from 218 to
+# 155 ms each, for 16 MB more peak memory (2026-12-02, in-process, warm).
+MEMO_SIZE = 65536
 
 
 @dataclass(slots=True)

@@ -1,0 +1,31 @@
+"""What the timing benchmarks share, importing nothing of rag_lsp: a child process may run another checkout's
+``rag_lsp`` (``--code LABEL=DIR`` in index_bench.py and server_bench.py), which must not meet this one's.
+
+The sample questions about Django (the pinned sdist the indexing and server benchmarks use) and nearest-rank
+percentile arithmetic.
+"""
+
+from __future__ import annotations
+
+import statistics
+
+DJANGO_QUESTIONS = [
+    "why does QuerySet.filter raise FieldError for a missing field",
+    "where is the CSRF token checked",
+    "`get_object_or_404` returns 404",
+    "migration autodetector renames a model",
+    "template engine caches loaders",
+    "How are password hashers configured",
+    "timezone aware datetime conversion in the ORM",
+    "ModelForm clean validation error messages",
+]
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    """The nearest-rank percentile (``fraction`` in 0..1) of a non-empty list."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
+
+
+def median_p95(values: list[float]) -> str:
+    return f"{statistics.median(values):.2f} / {percentile(values, 0.95):.2f}"
