@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import typing
 from collections import abc
+from functools import partial
 from typing import Any
 
 import cattrs
@@ -113,6 +114,17 @@ class Protocol(LanguageServerProtocol):
             if request and not self._knows(method):
                 raise JsonRpcMethodNotFound(f"method not found: {method}") from None
             raise JsonRpcInvalidParams(f"{method}: invalid params: {_problems(exc)}") from None
+
+    def _execute_handler(self, msg_id: Any, handler: Any, callback: Any, args: tuple[Any, ...] | None = None,
+                         kwargs: dict[str, Any] | None = None) -> None:
+        super()._execute_handler(msg_id, handler, callback, args=args, kwargs=kwargs)
+        # pygls keeps the future of every handler it runs under ``msg_id`` until it answers a request; a
+        # notification (under a fresh uuid) and each step of a generator handler (pygls's own didChange and
+        # didOpen) are never answered, so their futures stayed forever: about 2 KiB per keystroke.
+        if not (isinstance(callback, partial) and callback.func == self._send_handler_result):
+            future = self._request_futures.get(msg_id)
+            if future is not None:
+                future.add_done_callback(lambda _: self._request_futures.pop(msg_id, None))
 
     def _knows(self, method: str) -> bool:
         return method in self.fm.features or method in self.fm.builtin_features
