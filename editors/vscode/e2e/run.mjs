@@ -506,7 +506,7 @@ async function main() {
     await page.locator(".quick-input-widget", { hasText: "RAG: Copy context" }).waitFor({ timeout: 15000 });
     await page.locator(".quick-input-widget input").fill("why does Ledger.post raise KeyError");
     await page.locator(".quick-input-widget input").press("Enter");
-    await page.locator(".notification-toast", { hasText: "RAG: copied 1 place" }).first().waitFor({ timeout: 15000 });
+    await page.locator(".notification-toast", { hasText: /RAG: copied 1 place( \+ \d+ related)? \(/ }).first().waitFor({ timeout: 15000 });
     const clipboard = await page.evaluate(() => navigator.clipboard.readText());
     need(/^Likely relevant places, ranked \(found by .*; verify before relying on them\):\n1\. shop\/ledger\.py:\d+-\d+ Ledger\.post — /.test(clipboard)
       && /^Task: debug \(confidence [\d.]+\); mode task; sufficiency [\d.]+; \d+ tokens \(cl100k\)/m.test(clipboard)

@@ -31,6 +31,7 @@ import {
 import {
   RenderedContext,
   documentTitle,
+  placesLabel,
   renderContextBlock,
   renderContextDocument,
   renderStatusDocument,
@@ -179,7 +180,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<RagLsp
     // The server's prompt block (the same answer, the same bytes); an older server sends none.
     await vscode.env.clipboard.writeText(result.prompt ?? renderContextBlock(result));
     void vscode.window.showInformationMessage(
-      `RAG: copied ${result.items.length} ${result.items.length === 1 ? "place" : "places"} (~${result.tokens} tokens) to the clipboard.`,
+      `RAG: copied ${placesLabel(result)} (~${result.tokens} tokens) to the clipboard.`,
     );
   };
 

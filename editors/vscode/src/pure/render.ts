@@ -61,12 +61,17 @@ export function renderContextDocument(result: ContextResult, title: string): Ren
 }
 
 /** `3 places + 1 related · ~69 of 4000 tokens (estimated) · truncated · 0.9 ms · 6 files, 13 chunks`. */
-export function summaryLine(result: ContextResult): string {
-  // `topK` counts the ranked places; what the task's template added around them is counted apart.
+/** `2 places`, or `1 place + 1 related`: `topK` counts the ranked places, so what the task's template added
+ * around them (dependencies, tests, documents) is counted apart. */
+export function placesLabel(result: ContextResult): string {
   const ranked = result.items.filter((item) => (item.source ?? "ranked") === "ranked").length;
   const related = result.items.length - ranked;
+  return `${ranked} ${ranked === 1 ? "place" : "places"}${related ? ` + ${related} related` : ""}`;
+}
+
+export function summaryLine(result: ContextResult): string {
   const parts = [
-    `${ranked} ${ranked === 1 ? "place" : "places"}${related ? ` + ${related} related` : ""}`,
+    placesLabel(result),
     `~${result.tokens} of ${result.budget_tokens} tokens${result.token_count === "estimate" ? " (estimated)" : ""}`,
   ];
   if (result.truncated) parts.push("truncated");
