@@ -14,7 +14,6 @@ test("every server setting is sent, with its default when unset", () => {
     topK: 10,
     ignore: [],
     languages: {},
-    cacheDir: null,
     maxFileBytes: 1048576,
     languageServers: {},
     languageServerTimeoutMs: 1500,
@@ -40,7 +39,6 @@ test("every server setting is sent, with its default when unset", () => {
     topK: 8,
     ignore: ["fixtures/**"],
     languages: { markdown: false },
-    cacheDir: "/tmp/c",
     maxFileBytes: 10,
     languageServers: { go: { enabled: false } },
     languageServerTimeoutMs: 300,
@@ -49,8 +47,17 @@ test("every server setting is sent, with its default when unset", () => {
   });
 });
 
-test("an empty cache dir means the default, and language servers are always an object", () => {
-  assert.equal(settings.serverSettings(reader({ cacheDir: "  " })).cacheDir, null);
+test("the cache dir is how the server is started, never a setting sent to it; blank means the default", () => {
+  assert.ok(!("cacheDir" in settings.serverSettings(reader({ cacheDir: "/tmp/c" }))));
+  assert.ok(settings.LAUNCH_SETTING_KEYS.includes("cacheDir"));
+  assert.deepEqual(settings.launchSpec(reader({ cacheDir: "/tmp/c", "server.args": ["--log-file", "/tmp/l"] })).args,
+    ["serve", "--cache-dir", "/tmp/c", "--log-file", "/tmp/l"]);
+  assert.deepEqual(settings.launchSpec(reader({ cacheDir: "  " })).args, ["serve"]);
+  assert.deepEqual(settings.launchSpec(reader({ cacheDir: "/tmp/c", "server.pythonPath": "/v/bin/python" })).args,
+    ["-m", "rag_lsp.cli", "serve", "--cache-dir", "/tmp/c"]);
+});
+
+test("language servers are always an object", () => {
   assert.deepEqual(settings.serverSettings(reader({ languageServers: {} })).languageServers, {});
   assert.deepEqual(settings.serverSettings(reader({ languageServers: null })).languageServers, {});
   assert.deepEqual(settings.serverSettings(reader({ languageServers: ["python"] })).languageServers, {});

@@ -12,7 +12,6 @@ export const SERVER_SETTING_KEYS = [
   "topK",
   "ignore",
   "languages",
-  "cacheDir",
   "maxFileBytes",
   "languageServers",
   "languageServerTimeoutMs",
@@ -20,15 +19,18 @@ export const SERVER_SETTING_KEYS = [
   "languageServerBudgetMs",
 ] as const;
 
-/** Settings that change how the server is started: a change restarts it instead of being sent to it. */
-export const LAUNCH_SETTING_KEYS = ["server.command", "server.pythonPath", "server.args"] as const;
+/**
+ * Settings that change how the server is started: a change restarts it instead of being sent to it. The cache
+ * directory is one: the server writes only inside its roots and the cache root it was started with
+ * (`--cache-dir`), and ignores a client's `cacheDir` outside them (docs/protocol.md, `cacheDir`).
+ */
+export const LAUNCH_SETTING_KEYS = ["server.command", "server.pythonPath", "server.args", "cacheDir"] as const;
 
 const DEFAULTS: Record<string, unknown> = {
   budgetTokens: 4000,
   topK: 10,
   ignore: [],
   languages: {},
-  cacheDir: null,
   maxFileBytes: 1048576,
   languageServers: {},
   languageServerTimeoutMs: 1500,
@@ -48,9 +50,6 @@ export function serverSettings(read: SettingsReader): Record<string, unknown> {
     const value = read(key);
     out[key] = value === undefined ? DEFAULTS[key] : value;
   }
-  if (typeof out.cacheDir === "string" && out.cacheDir.trim() === "") {
-    out.cacheDir = null;
-  }
   if (!isPlainObject(out.languageServers)) out.languageServers = {};
   return out;
 }
@@ -68,9 +67,13 @@ export interface LaunchSpec {
   setting: "ragLsp.server.command" | "ragLsp.server.pythonPath";
 }
 
-/** How to start the server: `<python> -m rag_lsp.cli serve` when a Python is set, else `<command> serve`. */
+/**
+ * How to start the server: `<python> -m rag_lsp.cli serve` when a Python is set, else `<command> serve`; with
+ * `--cache-dir` when `ragLsp.cacheDir` names one (blank means the default).
+ */
 export function launchSpec(read: SettingsReader): LaunchSpec {
-  const extra = asStringList(read("server.args"));
+  const cacheDir = asString(read("cacheDir"));
+  const extra = [...(cacheDir ? ["--cache-dir", cacheDir] : []), ...asStringList(read("server.args"))];
   const python = asString(read("server.pythonPath"));
   if (python) {
     const args = ["-m", "rag_lsp.cli", "serve", ...extra];
