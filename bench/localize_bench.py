@@ -34,16 +34,16 @@ from functools import partial
 from pathlib import Path
 
 from baselines import BM25Baseline, TokenCache, source_only
-from common import EMBEDDING, FILE_PLACES, Answer, rank_files, timed_warm
+from common import FILE_PLACES, Answer, rank_files, timed_warm
 from metrics import KS, MRR_DEPTH, all_gold_rank, distinct_files, first_gold_rank, mean_reciprocal_rank, share_within
 from report import (
     AnswerTally,
     Details,
     add_options,
     details_path,
-    latency_row,
     machine_line,
     rag_lsp_systems,
+    run_footer,
     selected,
     table,
 )
@@ -171,18 +171,9 @@ def _report(args: argparse.Namespace, scores: dict[str, Scores], main_label: str
     print(machine_line(f"Localisation, {args.set} set ({cases} cases)") + "\n")
     header = ["language", "n", "retriever", *(f"acc@{k}" for k in KS), *(f"hit@{k}" for k in KS), "MRR"]
     print(table(header, [system.row(group, label) for group in groups for label, system in scores.items()]))
-    print("\nWarm query latency, indexing excluded (ms):\n")
-    print(table(["retriever", "queries", "p50", "p95"],
-                [latency_row(label, system.latencies_ms) for label, system in scores.items()]))
-    print(f"\nrag_lsp's answers ({main_label}):")
-    print("\n".join(shortfalls.lines()))
-    print(f"\nWall time {wall_s:.0f} s, of which indexing (refresh with the cache at {args.cache_dir}) "
-          f"{indexing_s:.0f} s.")
-    if EMBEDDING.seconds:
-        print(f"Embedding (chunks the vector cache did not have): {EMBEDDING.chunks} chunks in "
-              f"{EMBEDDING.seconds:.0f} s.")
-    if args.details:
-        print(f"Details: {details_path(args.details, args.set)}")
+    print(run_footer({label: system.latencies_ms for label, system in scores.items()}, main_label,
+                     shortfalls.lines(), wall_s, indexing_s, args.cache_dir,
+                     str(details_path(args.details, args.set)) if args.details else None))
 
 
 def _parse_args() -> argparse.Namespace:

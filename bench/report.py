@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO
 
-from common import RANKERS, STRATEGIES, Answer, Enhanced, make_ranker
+from common import EMBEDDING, RANKERS, STRATEGIES, Answer, Enhanced, make_ranker
 from latency import percentile
 
 from rag_lsp.index.vectors.embedders import DenseConfig
@@ -209,6 +209,23 @@ def latency_row(label: str, milliseconds: Sequence[float]) -> tuple[str, int, st
         return label, 0, "—", "—"
     return label, len(milliseconds), f"{statistics.median(milliseconds):.1f}", \
         f"{percentile(list(milliseconds), 0.95):.1f}"
+
+
+def run_footer(latencies: dict[str, Sequence[float]], main_label: str, answers: Sequence[str], wall_s: float,
+               indexing_s: float, cache_dir: Path, details: str | None) -> str:
+    """What every development-set run prints after its quality tables: each system's latency, what rag_lsp's
+    answers looked like (``answers``, one line each), the wall and indexing time, the embedding done, and where
+    the details went."""
+    lines = ["", "Warm query latency, indexing excluded (ms):", "",
+             table(["retriever", "queries", "p50", "p95"], [latency_row(label, ms) for label, ms in latencies.items()]),
+             "", f"rag_lsp's answers ({main_label}):", *answers, "",
+             f"Wall time {wall_s:.0f} s, of which indexing (refresh with the cache at {cache_dir}) {indexing_s:.0f} s."]
+    if EMBEDDING.seconds:
+        lines.append(f"Embedding (chunks the vector cache did not have): {EMBEDDING.chunks} chunks in "
+                     f"{EMBEDDING.seconds:.0f} s.")
+    if details:
+        lines.append(f"Details: {details}")
+    return "\n".join(lines)
 
 
 class Details:

@@ -39,7 +39,7 @@ from functools import partial
 from pathlib import Path
 
 from baselines import BM25Baseline, TokenCache, window_documents
-from common import EMBEDDING, Answer, Place, rank_places, timed_warm
+from common import Answer, Place, rank_places, timed_warm
 from metrics import NDCG_K, Target, ndcg, path_matches, target_rank
 from report import (
     AnswerTally,
@@ -47,9 +47,9 @@ from report import (
     add_options,
     counts,
     details_path,
-    latency_row,
     machine_line,
     rag_lsp_systems,
+    run_footer,
     selected,
     table,
 )
@@ -212,22 +212,11 @@ def _report(args: argparse.Namespace, repositories: list[Repository], scores: di
           "a mean row):\n")
     print(table(["repository", "language", "commit", "n", *labels], _repository_rows(repositories, scores, labels),
                 decimals=3))
-    print("\nWarm query latency, indexing excluded (ms):\n")
-    print(table(["retriever", "queries", "p50", "p95"],
-                [latency_row(label, system.latencies_ms) for label, system in scores.items()]))
-    print(f"\nrag_lsp's answers ({main_label}):")
-    print("\n".join(shortfalls.lines()))
-    for repository in repositories:
-        if not repository.pinned:
-            print(f"- {repository.name}: the mirror lacks the pinned revision; measured at the mirror's newest "
-                  f"commit {repository.commit[:12]}")
-    print(f"\nWall time {wall_s:.0f} s, of which indexing (refresh with the cache at {args.cache_dir}) "
-          f"{indexing_s:.0f} s.")
-    if EMBEDDING.seconds:
-        print(f"Embedding (chunks the vector cache did not have): {EMBEDDING.chunks} chunks in "
-              f"{EMBEDDING.seconds:.0f} s.")
-    if args.details:
-        print(f"Details: {details_path(args.details, 'semble')}")
+    unpinned = [f"- {repository.name}: the mirror lacks the pinned revision; measured at the mirror's newest "
+                f"commit {repository.commit[:12]}" for repository in repositories if not repository.pinned]
+    print(run_footer({label: system.latencies_ms for label, system in scores.items()}, main_label,
+                     [*shortfalls.lines(), *unpinned], wall_s, indexing_s, args.cache_dir,
+                     str(details_path(args.details, "semble")) if args.details else None))
 
 
 def _repository_rows(repositories: list[Repository], scores: dict[str, Scores], labels: list[str]) -> list[list]:

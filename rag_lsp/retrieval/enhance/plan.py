@@ -329,27 +329,31 @@ def _model_calls(plan: QuestionPlan, cancel: threading.Event | None) -> None:
         hyde.degraded = NO_MODEL
     if plan.chat is None:
         return
+    chat = plan.chat
     if count:
-        _check(cancel)
-        started = time.perf_counter()
-        expand.model_calls += 1
-        try:
-            plan.variants = model.variants(plan.chat, plan.question, count)
-            expand.method, expand.variants = "llm", len(plan.variants)
-        except ProviderError as exc:
-            expand.degraded = f"the language model failed, pseudo-relevance feedback instead: {exc}"
-        expand.ms += (time.perf_counter() - started) * 1000
+        plan.variants = _ask(cancel, expand, lambda: model.variants(chat, plan.question, count),
+                             "pseudo-relevance feedback instead")
     documents = int(plan.knobs["hyde"].value)
     if documents:
-        _check(cancel)
-        started = time.perf_counter()
-        hyde.model_calls += 1
-        try:
-            plan.documents = model.hypothetical(plan.chat, plan.question, documents)
-            hyde.method, hyde.variants = "llm", len(plan.documents)
-        except ProviderError as exc:
-            hyde.degraded = f"the language model failed, no hypothetical documents: {exc}"
-        hyde.ms += (time.perf_counter() - started) * 1000
+        plan.documents = _ask(cancel, hyde, lambda: model.hypothetical(chat, plan.question, documents),
+                              "no hypothetical documents")
+
+
+def _ask(cancel: threading.Event | None, cost: _Cost, call: Callable[[], list[str]], instead: str) -> list[str]:
+    """One model call for a knob, counted in its cost; a provider error leaves nothing and says what happens
+    instead."""
+    _check(cancel)
+    started = time.perf_counter()
+    cost.model_calls += 1
+    try:
+        found = call()
+        cost.method, cost.variants = "llm", len(found)
+        return found
+    except ProviderError as exc:
+        cost.degraded = f"the language model failed, {instead}: {exc}"
+        return []
+    finally:
+        cost.ms += (time.perf_counter() - started) * 1000
 
 
 def _prepare_root(plan: QuestionPlan, dense: RootDense) -> _Root:
