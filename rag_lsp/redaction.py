@@ -294,13 +294,37 @@ def redact(text: str, path: str | None = None) -> str:
 
 
 def redact_json(value: Any) -> Any:
-    """A JSON value (dicts, lists, strings, numbers) with every string redacted: what the edge sends."""
+    """A JSON value (dicts, lists, strings, numbers) with every string redacted: what the edge sends.
+
+    The detectors work line by line, so the strings joined by newlines hold a secret whenever one of them
+    does: one scan of the joined text clears the usual answer (thousands of short strings, no secret), and
+    only an answer with a secret is redacted string by string.
+    """
+    strings: list[str] = []
+    _strings_of(value, strings)
+    if not find_secrets("\n".join(strings)):
+        return value
+    return _redact_each(value)
+
+
+def _strings_of(value: Any, strings: list[str]) -> None:
+    if isinstance(value, str):
+        strings.append(value)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _strings_of(item, strings)
+    elif isinstance(value, list):
+        for item in value:
+            _strings_of(item, strings)
+
+
+def _redact_each(value: Any) -> Any:
     if isinstance(value, str):
         return redact(value)
     if isinstance(value, dict):
-        return {key: redact_json(item) for key, item in value.items()}
+        return {key: _redact_each(item) for key, item in value.items()}
     if isinstance(value, list):
-        return [redact_json(item) for item in value]
+        return [_redact_each(item) for item in value]
     return value
 
 

@@ -15,12 +15,16 @@ from __future__ import annotations
 import threading
 import weakref
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from pathlib import PurePosixPath
+from typing import TypeVar, cast
 
 from rag_lsp.index.admission import is_secret_path
 from rag_lsp.index.root_index import Index
 from rag_lsp.index.terms import tokenize
 from rag_lsp.model import Reference
+
+T = TypeVar("T")
 
 
 class WorkspaceTables:
@@ -43,11 +47,19 @@ class WorkspaceTables:
         self._used_in: dict[str, tuple[str, ...]] = {}
         self._secret: set[str] = set()
         self._sorted: list[str] | None = None
+        self._version: tuple[int, int] | None = None
+        self._memo: dict[str, object] = {}
 
     def sync(self, index: Index) -> None:
+        # The index's version changes with every file added, changed or removed: the same version needs no
+        # comparison of entries (which cost a few milliseconds per question on 5,000 files).
+        if index.version == self._version:
+            return
+        self._version = index.version
         files = index.files
         if len(files) == len(self._entries) and all(self._entries.get(p) is e for p, e in files.items()):
             return
+        self._memo.clear()
         for path in [p for p, e in self._entries.items() if files.get(p) is not e]:
             self._remove(path)
         for path, entry in files.items():
@@ -61,6 +73,13 @@ class WorkspaceTables:
         if self._sorted is None:
             self._sorted = sorted(self._entries)
         return self._sorted
+
+    def memo(self, name: str, build: Callable[[], T]) -> T:
+        """What ``build`` derives from these tables, built once and kept until a file changes: for a caller's
+        own lookup (path words by stem) that would otherwise be rebuilt for every question."""
+        if name not in self._memo:
+            self._memo[name] = build()
+        return cast(T, self._memo[name])
 
     def is_secret(self, path: str) -> bool:
         """Whether an indexed file has a secret's name (an editor buffer can be indexed without the walk)."""

@@ -28,6 +28,7 @@ from rag_lsp.index.symbol_provider import SymbolProvider
 from rag_lsp.path_kinds import is_example_path, is_prose_path, is_test_path
 from rag_lsp.retrieval.query import Query
 from rag_lsp.retrieval.rank import Cancelled, Candidate, Ranking, RankReport
+from rag_lsp.retrieval.ranking.candidates import best_chunks
 from rag_lsp.retrieval.ranking.config import DEFAULT_RANKING, EVIDENCE_ONLY, RankingConfig
 from rag_lsp.retrieval.ranking.pipeline import ListHook, rank_staged
 from rag_lsp.retrieval.strategies import REGISTRY, Budget, Finding, Skipped, Strategy, StrategyContext
@@ -166,7 +167,7 @@ def rank_files(findings: list[Finding], message: Message, about_tests: bool, abo
 def evidence_candidates(ctx: StrategyContext, files: list[RankedFile]) -> list[Candidate]:
     """The chunks the findings of each file point at (else its best BM25 chunk), best first."""
     placed = [(ranked, *_locate(ctx, ranked)) for ranked in files]
-    fallback = _best_chunks(ctx, [ranked.path for ranked, located, _ in placed if not located])
+    fallback = best_chunks(ctx.index, ctx.query.terms, [ranked.path for ranked, located, _ in placed if not located])
     candidates = [candidate for ranked, located, unlocated in placed
                   for candidate in _file_candidates(ctx.index, ranked, located, unlocated, fallback.get(ranked.path))]
     chunks = ctx.index.chunks
@@ -238,15 +239,3 @@ def _file_candidates(index: Index, ranked: RankedFile, located: dict[int, list[F
         sources = sorted({f.source for f in found})
         candidates.append(Candidate(chunk_id, ranked.score * weight / top, why, strategies, sources))
     return candidates
-
-
-def _best_chunks(ctx: StrategyContext, paths: list[str]) -> dict[str, int]:
-    """For files found without a place in them: each one's chunk that best matches the message, else its first.
-
-    One BM25 query scores the chunks of all of them, since a long message costs a full query.
-    """
-    chunk_ids = {path: [chunk_id for chunk_id, _ in ctx.index.chunks_of(path)] for path in paths}
-    wanted = [chunk_id for ids in chunk_ids.values() for chunk_id in ids]
-    scores = ctx.index.bm25.scores(list(ctx.query.terms), wanted) if wanted and ctx.query.terms else {}
-    return {path: max(enumerate(ids), key=lambda item: (scores.get(item[1], 0.0), -item[0]))[1]
-            for path, ids in chunk_ids.items() if ids}

@@ -101,6 +101,15 @@ def test_every_string_of_an_answer_is_scrubbed_and_nothing_else_changes():
     assert (scrubbed["n"], scrubbed["ok"], scrubbed["none"], scrubbed["items"][0]["score"]) == (3, True, None, 0.5)
 
 
+def test_one_secret_among_many_clean_strings_is_scrubbed_and_a_clean_answer_is_left_as_it_is():
+    clean = {"items": [{"path": f"pkg/mod_{i}.py", "why": ["bm25 over chunks 1.20", "defines `Ledger`"]}
+                       for i in range(200)]}
+    assert redact_json(clean) == clean
+    leaky = {"items": [*clean["items"], {"why": [f"token {GITHUB_TOKEN}"]}]}
+    scrubbed = redact_json(leaky)
+    assert GITHUB_TOKEN not in repr(scrubbed) and scrubbed["items"][:200] == clean["items"]
+
+
 def test_the_rules_follow_the_installed_detect_secrets():
     assert redaction.RULES_VERSION.startswith(f"detect-secrets-{version('detect-secrets')}/")
 

@@ -12,8 +12,11 @@ only the top ``RELATED_ENTITIES`` definitions get tests, documents and configura
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from rag_lsp.index.root_index import Index
 from rag_lsp.index.symbol_provider import SymbolProvider
@@ -93,6 +96,7 @@ def gather(index: Index, placed: Sequence[Placed], provider: SymbolProvider, tem
     template (``ranked`` mode) nothing but the checkout, so that the plain ranking costs nothing more. Call
     under ``index.lock``."""
     summariser = Summariser(index)
+    owners = _owners(index)
     gathered = Gathered(str(index.root), checkout=checkout)
     if template is None:
         return gathered
@@ -109,7 +113,7 @@ def gather(index: Index, placed: Sequence[Placed], provider: SymbolProvider, tem
             continue
         references = provider.references(definition) if wants_references else {}
         source = provider.reference_source(definition) if references else ""
-        callers = _callers(summariser, provider, definition, references, source)
+        callers = _callers(owners, provider, definition, references, source)
         callees = _callees(index, provider, definition) if "callees" in sections else []
         gathered.facts[(place.chunk.path, place.start_line)] = Facts(
             summary, tuple(callers[:MAX_RELATIONS]) if "callers" in sections else (),
@@ -126,13 +130,46 @@ def gather(index: Index, placed: Sequence[Placed], provider: SymbolProvider, tem
     return gathered
 
 
-def _enclosing(summariser: Summariser, path: str, line: int) -> Definition | None:
-    """The innermost definition of a file around a line."""
-    around = [d for d in summariser.index.symbols.in_file(path) if d.start_line <= line <= d.end_line]
-    return max(around, key=lambda d: (d.start_line, -d.end_line, d.qualname), default=None)
+class _Owners:
+    """The innermost definition around each line of a file, painted once per version of the file: a popular
+    definition has thousands of references, and scanning its file's definitions for each was most of a
+    bundle's cost. Kept per index (see ``_owners``); call under the index's lock."""
+
+    def __init__(self, index: Index) -> None:
+        self.index = index
+        # Path → (the file's entry when painted, its definitions, each line's definition number or -1).
+        self._files: dict[str, tuple[object, list[Definition], np.ndarray]] = {}
+
+    def at(self, path: str, line: int) -> Definition | None:
+        entry = self.index.files.get(path)
+        known = self._files.get(path)
+        if known is None or known[0] is not entry:
+            known = self._files[path] = (entry, *self._paint(path))
+        _, definitions, owner = known
+        number = int(owner[line]) if 0 <= line < len(owner) else -1
+        return definitions[number] if number >= 0 else None
+
+    def _paint(self, path: str) -> tuple[list[Definition], np.ndarray]:
+        # Painted outermost first, so that each line ends up holding the innermost definition around it: the
+        # greatest by (first line, -last line, qualified name).
+        definitions = sorted(self.index.symbols.in_file(path), key=lambda d: (d.start_line, -d.end_line, d.qualname))
+        owner = np.full(1 + max((d.end_line for d in definitions), default=0), -1, dtype=np.int32)
+        for number, definition in enumerate(definitions):
+            owner[definition.start_line:definition.end_line + 1] = number
+        return definitions, owner
 
 
-def _callers(summariser: Summariser, provider: SymbolProvider, definition: Definition,
+_OWNERS: weakref.WeakKeyDictionary[Index, _Owners] = weakref.WeakKeyDictionary()
+
+
+def _owners(index: Index) -> _Owners:
+    owners = _OWNERS.get(index)
+    if owners is None:
+        owners = _OWNERS[index] = _Owners(index)
+    return owners
+
+
+def _callers(owners: _Owners, provider: SymbolProvider, definition: Definition,
              references: dict[str, list[Reference]], source: str) -> list[Relation]:
     """One relation per definition (or file's top level) that uses ``definition``, in path and line order;
     import statements and the definition's own lines are not uses."""
@@ -143,7 +180,7 @@ def _callers(summariser: Summariser, provider: SymbolProvider, definition: Defin
             if reference.line in imports or (path == definition.path and
                                              definition.start_line <= reference.line <= definition.end_line):
                 continue
-            owner = _enclosing(summariser, path, reference.line)
+            owner = owners.at(path, reference.line)
             qualname = owner.qualname if owner is not None else f"{path} (top level)"
             found.setdefault((path, qualname), Relation(qualname, owner.kind if owner else "code", path,
                                                         reference.line, source))

@@ -16,6 +16,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from rag_lsp.index.file_bm25 import top_files
 from rag_lsp.index.root_index import Index
 from rag_lsp.index.tables import WorkspaceTables
@@ -58,15 +60,26 @@ def bm25_chunks(index: Index, terms: Sequence[str]) -> list[Listed]:
 def bm25_files(index: Index, terms: Sequence[str]) -> list[Listed]:
     """Files by BM25 over their whole text, each placed at its chunk that best matches the question."""
     files = top_files(index, terms, FILE_DEPTH) if terms else []
-    chunk_ids = [chunk_id for path, _ in files for chunk_id in index.files[path].chunk_ids]
-    scores = index.bm25.scores(list(terms), chunk_ids) if chunk_ids else {}
-    listed = []
-    for path, score in files:
-        ids = index.files[path].chunk_ids
-        if ids:
-            best = max(ids, key=lambda chunk_id: (scores.get(chunk_id, 0.0), -chunk_id))
-            listed.append(Listed(best, f"bm25 over whole files {score:.2f}"))
-    return listed
+    best = best_chunks(index, terms, [path for path, _ in files])
+    return [Listed(best[path], f"bm25 over whole files {score:.2f}") for path, score in files if path in best]
+
+
+def best_chunks(index: Index, terms: Sequence[str], paths: Sequence[str]) -> dict[str, int]:
+    """Each file's chunk that BM25 scores highest for ``terms`` (the first in the file's order among equals, so
+    the first chunk when nothing matches); files without chunks are left out. One scoring pass scores the
+    chunks of all the files, since a long question costs a full query."""
+    groups = [entry.chunk_ids if (entry := index.files.get(path)) else () for path in paths]
+    flat = [chunk_id for group in groups for chunk_id in group]
+    if not flat:
+        return {}
+    scores = index.bm25.score_array(list(terms), flat) if terms else np.zeros(len(flat))
+    best: dict[str, int] = {}
+    start = 0
+    for path, group in zip(paths, groups):
+        if group:
+            best[path] = group[int(np.argmax(scores[start:start + len(group)]))]
+        start += len(group)
+    return best
 
 
 def definitions(index: Index, query: Query) -> list[Listed]:
@@ -100,11 +113,7 @@ def path_words(index: Index, tables: WorkspaceTables, query: Query) -> list[List
     if not words:
         return []
     total = max(len(index.files), 1)
-    # Path words by the first characters of their stem: a match shares them (both stems are that long).
-    buckets: dict[str, list[tuple[str, str]]] = {}
-    for part in tables.path_vocabulary():
-        part_root = stem(part)
-        buckets.setdefault(part_root[:MIN_PREFIX], []).append((part, part_root))
+    buckets = tables.memo("path stems", lambda: _path_stems(tables))
     score: dict[str, float] = {}
     matched: dict[str, list[str]] = {}
     for word in words:
@@ -124,15 +133,17 @@ def path_words(index: Index, tables: WorkspaceTables, query: Query) -> list[List
             score[path] = score.get(path, 0.0) + rarity
             matched.setdefault(path, []).append(word)
     ranked = sorted(score, key=lambda path: (-score[path], path))[:FILE_DEPTH]
-    chunk_ids = [chunk_id for path in ranked for chunk_id in index.files[path].chunk_ids]
-    scores = index.bm25.scores(list(query.terms), chunk_ids) if chunk_ids else {}
-    listed = []
-    for path in ranked:
-        ids = index.files[path].chunk_ids
-        if ids:
-            best = max(ids, key=lambda chunk_id: (scores.get(chunk_id, 0.0), -chunk_id))
-            listed.append(Listed(best, f"its name says {', '.join(matched[path])}"))
-    return listed
+    best = best_chunks(index, query.terms, ranked)
+    return [Listed(best[path], f"its name says {', '.join(matched[path])}") for path in ranked if path in best]
+
+
+def _path_stems(tables: WorkspaceTables) -> dict[str, list[tuple[str, str]]]:
+    """Path words by the first characters of their stem: a match shares them (both stems are that long)."""
+    buckets: dict[str, list[tuple[str, str]]] = {}
+    for part in tables.path_vocabulary():
+        part_root = stem(part)
+        buckets.setdefault(part_root[:MIN_PREFIX], []).append((part, part_root))
+    return buckets
 
 
 def _file_stem(path: str) -> str:

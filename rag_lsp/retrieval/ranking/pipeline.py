@@ -129,7 +129,7 @@ def rank_staged(ctx: StrategyContext, evidence: list[Candidate], limit: int, con
 def _place(ctx: StrategyContext, places: dict[int, _Place], chunk_id: int) -> _Place:
     place = places.get(chunk_id)
     if place is None:
-        place = places[chunk_id] = _Place(chunk_id, ctx.index.chunks[chunk_id].path)
+        place = places[chunk_id] = _Place(chunk_id, ctx.index.chunks.path_of(chunk_id))
     return place
 
 
@@ -147,7 +147,7 @@ def _listed(ctx: StrategyContext, places: dict[int, _Place], ranked: dict[str, l
     for name, listed in found.items():
         ranked[name] = [item.chunk_id for item in listed]
         for position, item in enumerate(listed, 1):
-            if item.chunk_id in ctx.index.chunks and not ctx.tables.is_secret(ctx.index.chunks[item.chunk_id].path):
+            if item.chunk_id in ctx.index.chunks and not ctx.tables.is_secret(ctx.index.chunks.path_of(item.chunk_id)):
                 _place(ctx, places, item.chunk_id).listed[name] = (position, item.reason + expanded)
 
 
@@ -166,8 +166,9 @@ def _fuse(places: dict[int, _Place], ranked: dict[str, list[int]], config: Ranki
 
 def _rerank(ctx: StrategyContext, places: dict[int, _Place], about_config: bool, weights: dict[str, float]) -> None:
     signals = read_signals(ctx.index, ctx.query, about_config)
+    chunks, files = ctx.index.chunks, ctx.index.files
     defined = {path for path in {p.path for p in places.values()}
-               if any(chunk.symbol for _, chunk in ctx.index.chunks_of(path))}
+               if path in files and any(chunks.has_symbol(i) for i in files[path].chunk_ids)}
     for place in places.values():
         chunk = ctx.index.chunks[place.chunk_id]
         for factor, reason in factors(ctx.index, chunk, signals, place.path in defined, weights):
