@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -81,6 +82,9 @@ SECRET_GLOBS = (
     "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*", "credentials*", "*.secret",
     "service-account*.json", "*.tfstate", "*.tfstate.backup", "*.tfvars",
 )
+# The globs as one pattern: the walk asks this of every file name, and twenty ``fnmatch`` calls cost more
+# than reading a small file.
+_SECRET_GLOB = re.compile("|".join(fnmatch.translate(glob) for glob in SECRET_GLOBS))
 # Templates that document which variables exist, without values.
 NON_SECRET_NAMES = frozenset({".env.example", ".env.sample", ".env.template"})
 # "credentials*" is meant for credential files, not for source code that handles them
@@ -173,7 +177,7 @@ def is_secret_path(path: str) -> bool:
         return True
     if name.startswith("credentials") and os.path.splitext(name)[1] in CODE_SUFFIXES:
         return False
-    return any(fnmatch.fnmatchcase(name, glob) for glob in SECRET_GLOBS)
+    return _SECRET_GLOB.match(name) is not None
 
 
 def directory_reason(name: str, path: str) -> str | None:

@@ -126,6 +126,8 @@ class RagServer(LanguageServer):
                 reporter.end()
                 if not loop.is_closed():
                     loop.call_soon_threadsafe(self.schedule_lens_refresh)
+            # After the progress ends: the index is complete, and this only saves the first question's time.
+            self.session.prepare_answers()
 
         reporter.ask()
         self.indexer.submit(run).add_done_callback(self._report_failure)

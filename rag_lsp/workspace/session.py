@@ -30,6 +30,7 @@ from rag_lsp.index.walk import skip_reason
 from rag_lsp.langservers.composite import CompositeSymbolProvider
 from rag_lsp.langservers.pool import ServerPool
 from rag_lsp.retrieval.enhance.plan import NO_EMBEDDER, Enhancements, RootDense
+from rag_lsp.retrieval.ranking.centrality import graph
 from rag_lsp.retrieval.strategies.base import Budget
 from rag_lsp.workspace.documents import EditError, OpenDocument, TextEdit
 from rag_lsp.workspace.settings import (
@@ -549,6 +550,16 @@ class Session:
             return data.decode("utf-8-sig") if data is not None else None
         except (OSError, UnicodeDecodeError):
             return None
+
+    def prepare_answers(self) -> None:
+        """Build what the first question of each root would otherwise build: the lookup tables and the code
+        graph (on Django about a second each, on a warm start as on a cold one). The server calls this once
+        its indexing is done, so a question asked a moment later is answered in the usual time."""
+        for _, root in self.root_list():
+            with root.index.lock:
+                workspace_tables(root.index)
+                if root.settings.ranking.graph:
+                    graph(root.index)
 
     def warm_servers(self, seconds: float) -> None:
         """Start every root's language servers and let them load their projects, within ``seconds``: for

@@ -188,3 +188,22 @@ def test_a_new_file_saved_in_the_editor_stays_indexed_after_close(ledger_root):
     session.close_document(ignored)
     files = session.roots[ledger_root.resolve()].index.files
     assert "shop/draft.py" not in files and "node_modules/pkg/saved.py" not in files
+
+
+def test_after_prepare_answers_the_first_question_builds_no_table_and_no_graph(tmp_path, monkeypatch):
+    from rag_lsp.index.tables import WorkspaceTables
+    from rag_lsp.retrieval.ranking import centrality
+
+    root = write_tree(tmp_path / "ws", {"shop/ledger.py": "from shop.money import Money\n\nclass Ledger:\n"
+                                        "    def post(self, amount):\n        return Money(amount)\n",
+                                        "shop/money.py": "class Money:\n    def __init__(self, v):\n"
+                                        "        self.v = v\n"})
+    session = session_for(root)
+    session.index_roots()
+    session.prepare_answers()
+    built = []
+    monkeypatch.setattr(centrality, "_update", lambda *args: built.append("graph"))
+    monkeypatch.setattr(WorkspaceTables, "_add", lambda *args: built.append("tables"))
+    answer = ask(session, ContextRequest("why does Ledger.post fail"))
+    assert answer["items"] and answer["items"][0]["path"] == "shop/ledger.py"
+    assert built == []
