@@ -44,6 +44,9 @@ import numpy as np
 from rag_lsp.index.bm25_mutable import MutableBM25
 from rag_lsp.index.bm25_segment import FrozenSegment
 
+# Queries whose accumulated scores are kept (each array holds a float per document: 0.5 MB on Django).
+MEMO_QUERIES = 8
+
 
 class BM25Index:
     """A mutable BM25 index over integer document ids: a frozen segment plus the documents added since."""
@@ -57,6 +60,9 @@ class BM25Index:
         self.mutable = MutableBM25()
         # The vocabulary's average idf, or None when an edit made it stale.
         self._average_idf: float | None = None
+        # The last few queries' accumulated scores (read-only arrays), dropped by any edit: one ranking scores
+        # the same terms several times (the chunk list, the file list, each file's best chunk).
+        self._memo: dict[tuple[str, ...], tuple[np.ndarray, np.ndarray]] = {}
 
     def __len__(self) -> int:
         return self.segment.live + len(self.mutable)
@@ -73,7 +79,7 @@ class BM25Index:
         if self.segment.row_of(doc_id) >= 0:
             raise ValueError(f"document {doc_id!r} is already indexed")
         self.mutable.add(doc_id, tokens)
-        self._average_idf = None
+        self._stale()
 
     def add_many(self, docs: Iterable[tuple[int, Sequence[str]]]) -> None:
         """Index many new documents at once, as ``add`` on each would; nothing changes if one is refused."""
@@ -82,7 +88,7 @@ class BM25Index:
             if isinstance(doc_id, int) and self.segment.row_of(doc_id) >= 0:
                 raise ValueError(f"document {doc_id!r} is already indexed")
         self.mutable.add_many(pairs)
-        self._average_idf = None
+        self._stale()
 
     def remove(self, doc_id: int) -> None:
         """Forget a document; raise ``KeyError`` if ``doc_id`` is not indexed."""
@@ -93,7 +99,7 @@ class BM25Index:
             if row < 0:
                 raise KeyError(doc_id)
             self.segment.remove(row)
-        self._average_idf = None
+        self._stale()
 
     def replace(self, doc_id: int, tokens: Sequence[str]) -> None:
         """Index ``tokens`` under ``doc_id``, whether or not it was indexed before."""
@@ -105,6 +111,7 @@ class BM25Index:
         """Fold the mutable part and the segment's live rows into one new segment (same scores)."""
         self.segment = FrozenSegment.merge(self.segment, self.mutable)
         self.mutable = MutableBM25()
+        self._stale()
 
     @property
     def pending(self) -> int:
@@ -206,7 +213,25 @@ class BM25Index:
         ids, _ = self.mutable.slot_columns()
         return np.concatenate([self.segment.doc_ids, ids])[slots]
 
+    def _stale(self) -> None:
+        self._average_idf = None
+        self._memo.clear()
+
     def _accumulate(self, query: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Per-slot scores and the slots of the documents sharing a query term, remembered for the next
+        ``MEMO_QUERIES`` distinct queries until the index changes (both arrays are read-only)."""
+        key = tuple(query)
+        found = self._memo.get(key)
+        if found is None:
+            found = self._accumulate_afresh(query)
+            for array in found:
+                array.flags.writeable = False
+            if len(self._memo) >= MEMO_QUERIES:
+                del self._memo[next(iter(self._memo))]
+            self._memo[key] = found
+        return found
+
+    def _accumulate_afresh(self, query: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """Return per-slot scores and the slots of the documents sharing a query term.
 
         Contributions are added term by term in query order, as ``BM25Okapi``

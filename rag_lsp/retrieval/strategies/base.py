@@ -339,10 +339,10 @@ class StrategyContext:
         words alone is looked for in every chunk.
         """
         terms = {term for word in _WORD.findall(text) for term in tokenize(word)[:1]}
-        postings = [self.index.bm25.scores([term]) for term in sorted(terms)]
+        postings = [self.index.bm25.postings(term)[0] for term in sorted(terms)]
         if not postings:
             return [(chunk_id, chunk) for chunk_id, chunk in self.chunks() if text in chunk.content]
-        fewest = min(postings, key=len)
+        fewest = min(postings, key=len).tolist()
         candidates = sorted(fewest, key=lambda chunk_id: (self.index.chunks[chunk_id].path,
                                                           self.index.chunks[chunk_id].start_line))
         found = []

@@ -100,7 +100,7 @@ def _rarity(ctx: StrategyContext, word: str) -> float:
     """
     terms = tokenize(word)
     total = len(ctx.index.chunks)
-    containing = len(ctx.index.bm25.scores(terms[:1])) if terms else 0
+    containing = ctx.index.bm25.df(terms[0]) if terms else 0
     if total <= 1 or containing <= 1:
         return 1.0
     return max(0.0, math.log(total / containing) / math.log(total))
