@@ -13,7 +13,8 @@ reason it exists, and each that applies names itself in the place's ``why``:
   definition the question asks for (``the Ledger class``) matching the
   place's kind (×2.0);
 - code over non-code (prose ×0.5, settings and data ×0.6) unless the question
-  is about documentation or configuration;
+  is about documentation or configuration (a long report's title says so, not a
+  word in passing);
 - the repository's main languages over incidental ones (×0.7): a Rust
   project's Python tooling rarely holds the answer;
 - a file's definitions over its header (×0.6 for the leading imports of a file
@@ -82,15 +83,19 @@ class Signals:
 def read_signals(index: Index, query: Query, about_config: bool) -> Signals:
     # A question asks for a kind of definition in its own words ("the Ledger class"); in a long report, or in
     # pasted code, "class" and "type" are just words.
-    prose = read_message(query.text).prose
-    words = re.findall(r"[A-Za-z]+", prose)
-    asked = {word.lower() for word in words} if len(words) <= KIND_MAX_WORDS else set()
+    message = read_message(query.text)
+    words = re.findall(r"[A-Za-z]+", message.prose)
+    short = len(words) <= KIND_MAX_WORDS
+    asked = {word.lower() for word in words} if short else set()
+    # Likewise a long report mentions a build, a JSON file or the docs in passing (a quarter of the multi-language
+    # issues do, and one in fifty is fixed in such a file): its title says what it is about.
+    subject = query.text if short else message.title
     kinds = frozenset(kind for word in asked for kind in _KIND_WORDS.get(word, ()))
     text = query.text.strip().strip("`'\"")
     quoted = len(text) >= VERBATIM_MIN_CHARS and "\n" not in text and not _BARE_NAME.fullmatch(text)
     verbatim = text.lower() if quoted else None
     names = frozenset(part for name in query.names for part in (name, re.split(r"\.|::|#", name)[-1]))
-    return Signals(bool(_ABOUT_DOCS.search(query.text)), about_config or bool(_ABOUT_CONFIG.search(query.text)),
+    return Signals(bool(_ABOUT_DOCS.search(subject)), about_config or bool(_ABOUT_CONFIG.search(subject)),
                    kinds, verbatim, main_languages(index), time.time(), names)
 
 
