@@ -78,6 +78,27 @@ def secondary_kind(path: str) -> str | None:
     return None
 
 
+# A folder that names a version of what it holds (``v1.6``, ``2.x``, ``latest``), and, among documents, a folder
+# that names a translation (``en``, ``pt-br``, ``zh_CN``).
+_VERSION_DIR = re.compile(r"v?\d+(?:[._]\d+|[._]x)*|latest|stable|next|dev", re.IGNORECASE)
+_LOCALE_DIR = re.compile(r"[a-z]{2}(?:[-_][a-zA-Z]{2,4})?")
+
+
+@lru_cache(maxsize=65536)
+def copy_family(path: str) -> str | None:
+    """The family of parallel copies a file belongs to, or None: the path with its version folders (and, for
+    a document, its translation folders) written as ``*``, so ``docs/v1.5/manual.yml`` and
+    ``docs/v1.6/manual.yml`` are one family, as are ``docs/en/api.md`` and ``docs/ko/api.md``. Ranking lets
+    the best of a family through and lowers the rest, so that versions of one text do not fill an answer."""
+    parts = path.split("/")
+    prose = is_prose_path(path)
+    folders = ["*" if _VERSION_DIR.fullmatch(part) or (prose and _LOCALE_DIR.fullmatch(part)) else part
+               for part in parts[:-1]]
+    if "*" not in folders:
+        return None
+    return "/".join([*folders, parts[-1]])
+
+
 def is_barrel_path(path: str) -> bool:
     """A package's re-export file (``__init__.py``, ``index.ts``, ``mod.rs``): its names live elsewhere."""
     return path.rsplit("/", 1)[-1] in _BARREL_NAMES

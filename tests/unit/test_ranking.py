@@ -132,6 +132,20 @@ def test_code_comes_before_prose_and_incidental_languages(index):
     assert any(reason.startswith("rerank: prose") for reason in prose.why)
 
 
+def test_a_long_report_is_about_the_docs_only_when_its_title_says_so(index):
+    body = ("Registering a route with add_api_route and then including the router twice registers every route "
+            "twice. I read the docs and the tutorial before filing this, and the guide does not mention it. "
+            "Steps: create a router, add a route, include it in the application, list the routes.")
+
+    def prose_demoted(title: str) -> bool:
+        answer = ask(index, f"{title}\n\n{body}")
+        prose = next(item for item in answer.items if item.path == "docs/routing.md")
+        return any(reason.startswith("rerank: prose") for reason in prose.why)
+
+    assert prose_demoted("Routes registered twice when a router is included twice")
+    assert not prose_demoted("Docs: routes registered twice when a router is included twice")
+
+
 def test_files_in_a_language_the_workspace_barely_uses_come_later(tmp_path):
     tree = {f"app/module_{n}.py": f"def handler_{n}():\n    return 'route {n}'\n" for n in range(12)}
     tree["tools/routes.rs"] = "fn routes() { println!(\"route\"); }\n"
@@ -279,3 +293,17 @@ def test_a_question_that_is_one_code_name_puts_its_definition_before_code_that_w
     first = ask(index, "`Ledger.post`").items[0]
     assert first.path == "shop/ledger.py" and "symbol: `Ledger.post` is defined here" in first.why
     assert not any("verbatim" in reason for item in ask(index, "`Ledger.post`").items for reason in item.why)
+
+
+def test_versions_of_one_document_do_not_fill_the_answer(tmp_path):
+    manual = "# Filters\n\nThe `ltrimstr` filter removes a prefix from a string input.\n"
+    tree = {f"docs/manual/v1.{minor}/manual.md": manual for minor in range(3, 8)}
+    tree["src/builtin.c"] = ('static jv f_ltrimstr(jq_state *jq, jv input, jv left) {\n'
+                             '  /* ltrimstr: remove a prefix from a string input */\n  return input;\n}\n')
+    built = Index(write_tree(tmp_path / "ws", tree), use_cache=False)
+    built.refresh()
+    paths = [item.path for item in ask(built, "ltrimstr filter prefix string docs").items if item.source == "ranked"]
+    assert paths.index("src/builtin.c") <= 1
+    later = [item for item in ask(built, "ltrimstr filter prefix string docs").items
+             if item.path.startswith("docs/") and any("other version" in r or "another version" in r for r in item.why)]
+    assert len(later) == 4

@@ -21,7 +21,9 @@
 5. **Coherence.** A file with several matching places lifts its best one (in
    the lexical share).
 6. **Selection.** Places in order of score, each further place of an already
-   chosen file counting for less (saturation); what falls below the relative
+   chosen file, or of a version or translation of one (``path_kinds.copy_family``:
+   ``docs/v1.5/manual.yml`` beside ``docs/v1.6/manual.yml``), counting for less
+   (saturation, with coherence's switch); what falls below the relative
    cut backfills the answer up to the limit, marked as lower confidence.
 7. **Dependencies.** The definitions the top places use from other files come
    after the ranked places, labelled as dependencies.
@@ -34,6 +36,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from rag_lsp.index.root_index import Index
+from rag_lsp.path_kinds import copy_family
 from rag_lsp.retrieval.rank import Candidate
 from rag_lsp.retrieval.ranking import candidates as lists
 from rag_lsp.retrieval.ranking.centrality import dependencies, graph
@@ -232,12 +235,21 @@ def _select(places: dict[int, _Place], limit: int, config: RankingConfig) -> lis
         return []
     best = ordered[0].score
     taken: dict[str, int] = defaultdict(int)
+    # Files already taken from each family of parallel copies (versions, translations: ``copy_family``).
+    copies: dict[str, set[str]] = defaultdict(set)
     scored = []
     for place in ordered:
         if place.score <= 0:
             break
-        decay = SATURATION ** taken[place.path] if config.coherence else 1.0
+        family = copy_family(place.path)
+        others = len(copies[family] - {place.path}) if family is not None else 0
+        decay = SATURATION ** (taken[place.path] + others) if config.coherence else 1.0
         taken[place.path] += 1
+        if family is not None:
+            if others and config.coherence:
+                place.why.append("saturation: another version of this file ranks higher" if others == 1 else
+                                 f"saturation: {others} other versions of this file rank higher")
+            copies[family].add(place.path)
         scored.append((place.score * decay, place))
     scored.sort(key=lambda item: (-item[0], item[1].path, item[1].chunk_id))
     chosen = []

@@ -1,0 +1,36 @@
+"""What kind of file a path is: the rules ranking and lenses share (``rag_lsp/path_kinds.py``)."""
+
+import pytest
+
+from rag_lsp.path_kinds import copy_family, is_barrel_path, is_test_path, secondary_kind
+
+
+@pytest.mark.parametrize(("path", "family"), [
+    ("docs/content/manual/v1.5/manual.yml", "docs/content/manual/*/manual.yml"),
+    ("docs/content/manual/v1.6/manual.yml", "docs/content/manual/*/manual.yml"),
+    ("api/v2/handler.go", "api/*/handler.go"),
+    ("docs/en/API-reference.md", "docs/*/API-reference.md"),
+    ("docs/pt-br/API-reference.md", "docs/*/API-reference.md"),
+    # A two-letter folder names a translation only among documents; plugin folders are not versions.
+    ("lib/de/parser.rb", None),
+    ("src/plugin/utc/index.js", None),
+    ("src/index.js", None),
+])
+def test_versions_and_translations_of_a_file_are_one_family(path, family):
+    assert copy_family(path) == family
+
+
+@pytest.mark.parametrize(("path", "kind"), [
+    ("types/index.d.ts", "declaration"),
+    ("third_party/zlib/inflate.c", "vendored"),
+    ("src/compat/py2.py", "compat"),
+    ("src/ledger.py", None),
+])
+def test_copies_of_source_defined_elsewhere_say_what_they_are(path, kind):
+    assert secondary_kind(path) == kind
+
+
+def test_tests_and_barrels_are_told_apart_by_name():
+    assert is_test_path("tests/test_ledger.py") and is_test_path("src/ledger.test.ts")
+    assert not is_test_path("src/ledger.py")
+    assert is_barrel_path("pkg/__init__.py") and not is_barrel_path("pkg/ledger.py")
