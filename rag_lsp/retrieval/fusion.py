@@ -29,7 +29,14 @@ from rag_lsp.path_kinds import is_example_path, is_prose_path, is_test_path
 from rag_lsp.retrieval.query import Query
 from rag_lsp.retrieval.rank import Cancelled, Candidate, Ranking, RankReport
 from rag_lsp.retrieval.ranking.candidates import best_chunks
-from rag_lsp.retrieval.ranking.config import DEFAULT_RANKING, EVIDENCE_ONLY, RankingConfig
+from rag_lsp.retrieval.ranking.config import (
+    DEFAULT_RANKING,
+    EVIDENCE_ONLY,
+    EXAMPLE_FACTOR,
+    PROSE_FACTOR,
+    TEST_FACTOR,
+    RankingConfig,
+)
 from rag_lsp.retrieval.ranking.pipeline import ListHook, rank_staged
 from rag_lsp.retrieval.strategies import REGISTRY, Budget, Finding, Skipped, Strategy, StrategyContext
 from rag_lsp.retrieval.strategies.base import Message
@@ -43,9 +50,6 @@ MENTIONED_KEPT = 3
 CHUNKS_PER_FILE = 3
 # Files whose places the staged ranking fuses (it has no cut of its own before fusion).
 EVIDENCE_FILES = 100
-TEST_FACTOR = 0.6
-EXAMPLE_FACTOR = 0.7
-PROSE_FACTOR = 0.5
 
 
 @dataclass(slots=True)
@@ -88,7 +92,7 @@ class FusionRanker:
                 candidates = evidence_candidates(ctx, cut_files(files))[:limit]
             else:
                 evidence = evidence_candidates(ctx, files[:EVIDENCE_FILES])
-                candidates = rank_staged(ctx, evidence, limit, self.config, about_config, self.lists)
+                candidates = rank_staged(ctx, evidence, limit, self.config, about_config, self.lists, about_tests)
         report = RankReport(tuple(run), tuple(skipped.items()), ctx.truncated, tuple(ctx.symbols.notes()))
         return Ranking(tuple(candidates), report)
 

@@ -307,3 +307,19 @@ def test_versions_of_one_document_do_not_fill_the_answer(tmp_path):
     later = [item for item in ask(built, "ltrimstr filter prefix string docs").items
              if item.path.startswith("docs/") and any("other version" in r or "another version" in r for r in item.why)]
     assert len(later) == 4
+
+
+def test_tests_come_after_the_code_they_test_unless_the_question_is_about_tests(tmp_path):
+    tree = dict(ROUTES)
+    tree["tests/test_routing.py"] = ('from app.routing import APIRouter\n\n\ndef test_include_router_registers_routes():\n'
+                                     '    router = APIRouter()\n    router.include_router(APIRouter())\n'
+                                     '    assert router.routes == []\n')
+    built = Index(write_tree(tmp_path / "ws", tree), use_cache=False)
+    built.refresh()
+
+    def test_item(question: str):
+        return next(item for item in ask(built, question).items if item.path == "tests/test_routing.py")
+
+    assert any(reason.startswith("rerank: a test") for reason in test_item("include_router registers routes").why)
+    assert not any(reason.startswith("rerank: a test")
+                   for reason in test_item("which test checks that include_router registers routes").why)

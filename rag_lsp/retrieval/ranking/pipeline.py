@@ -92,7 +92,7 @@ class _Place:
 
 
 def rank_staged(ctx: StrategyContext, evidence: list[Candidate], limit: int, config: RankingConfig,
-                about_config: bool, lists: ListHook | None = None) -> list[Candidate]:
+                about_config: bool, lists: ListHook | None = None, about_tests: bool = False) -> list[Candidate]:
     """The ranked places (at most ``limit``, then the dependencies); call under the index's lock. ``lists`` adds
     candidate lists of its own to each pass (the dense list, ``retrieval/enhance/``), weighed by ``config``."""
     index = ctx.index
@@ -117,7 +117,7 @@ def rank_staged(ctx: StrategyContext, evidence: list[Candidate], limit: int, con
             _listed(ctx, places, ranked_lists, terms * 2 + extra, rerun=True, hook=lists)
             _fuse(places, ranked_lists, config)
     if config.rerank:
-        _rerank(ctx, places, about_config, dict(config.signals))
+        _rerank(ctx, places, about_config, about_tests, dict(config.signals))
     _weigh(index, places, config)
     if config.graph:
         _graph_bonus(ctx, places)
@@ -167,8 +167,9 @@ def _fuse(places: dict[int, _Place], ranked: dict[str, list[int]], config: Ranki
         place.lexical = FUSION_SHARE * total / best
 
 
-def _rerank(ctx: StrategyContext, places: dict[int, _Place], about_config: bool, weights: dict[str, float]) -> None:
-    signals = read_signals(ctx.index, ctx.query, about_config)
+def _rerank(ctx: StrategyContext, places: dict[int, _Place], about_config: bool, about_tests: bool,
+            weights: dict[str, float]) -> None:
+    signals = read_signals(ctx.index, ctx.query, about_config, about_tests)
     chunks, files = ctx.index.chunks, ctx.index.files
     defined = {path for path in {p.path for p in places.values()}
                if path in files and any(chunks.has_symbol(i) for i in files[path].chunk_ids)}

@@ -20,7 +20,10 @@ reason it exists, and each that applies names itself in the place's ``why``:
 - a file's definitions over its header (×0.6 for the leading imports of a file
   that has definitions): a small file's first lines win on path words alone;
 - copies below originals: declaration stubs, generated code, vendored and
-  amalgamated copies, compatibility shims (×0.5), and re-export files (×0.7).
+  amalgamated copies, compatibility shims (×0.5), and re-export files (×0.7);
+- tests (×0.6, unless the question is about tests) and examples or benchmarks
+  (×0.7) below the source: the evidence strategies demote them by the same
+  factors, and the candidate lists must not bring them back.
 """
 
 from __future__ import annotations
@@ -34,7 +37,14 @@ from dataclasses import dataclass
 from rag_lsp.index.root_index import Index
 from rag_lsp.languages import spec
 from rag_lsp.model import Chunk
-from rag_lsp.path_kinds import is_barrel_path, is_code_path, is_prose_path, secondary_kind
+from rag_lsp.path_kinds import (
+    is_barrel_path,
+    is_code_path,
+    is_example_path,
+    is_prose_path,
+    is_test_path,
+    secondary_kind,
+)
 from rag_lsp.retrieval.query import Query
 from rag_lsp.retrieval.strategies.base import read_message
 
@@ -72,6 +82,7 @@ class Signals:
 
     about_docs: bool
     about_config: bool
+    about_tests: bool
     kinds: frozenset[str]
     verbatim: str | None
     main_languages: frozenset[str]
@@ -80,7 +91,7 @@ class Signals:
     names: frozenset[str]
 
 
-def read_signals(index: Index, query: Query, about_config: bool) -> Signals:
+def read_signals(index: Index, query: Query, about_config: bool, about_tests: bool = False) -> Signals:
     # A question asks for a kind of definition in its own words ("the Ledger class"); in a long report, or in
     # pasted code, "class" and "type" are just words.
     message = read_message(query.text)
@@ -96,7 +107,7 @@ def read_signals(index: Index, query: Query, about_config: bool) -> Signals:
     verbatim = text.lower() if quoted else None
     names = frozenset(part for name in query.names for part in (name, re.split(r"\.|::|#", name)[-1]))
     return Signals(bool(_ABOUT_DOCS.search(subject)), about_config or bool(_ABOUT_CONFIG.search(subject)),
-                   kinds, verbatim, main_languages(index), time.time(), names)
+                   about_tests or message.about_tests, kinds, verbatim, main_languages(index), time.time(), names)
 
 
 def main_languages(index: Index) -> frozenset[str]:
@@ -138,6 +149,11 @@ def factors(index: Index, chunk: Chunk, signals: Signals, defines_more: bool,
         found.append(("non_code", "settings or data"))
     elif is_code_path(path) and signals.main_languages and spec(chunk.language).family not in signals.main_languages:
         found.append(("minor_language", "not one of the workspace's main languages"))
+    if is_test_path(path):
+        if not signals.about_tests:
+            found.append(("test", "a test, and the question is not about tests"))
+    elif is_example_path(path):
+        found.append(("example", "an example or a benchmark"))
     if chunk.symbol is None and chunk.start_line == 1 and defines_more:
         found.append(("header", "a file's header, not its definitions"))
     if kind := secondary_kind(path):
