@@ -21,8 +21,9 @@ reason it exists, and each that applies names itself in the place's ``why``:
   that has definitions): a small file's first lines win on path words alone;
 - copies below originals: declaration stubs, generated code, vendored and
   amalgamated copies, compatibility shims (×0.5), and re-export files (×0.7);
-- tests (×0.6, unless the question is about tests) and examples or benchmarks
-  (×0.7) below the source: the evidence strategies demote them by the same
+- tests (×0.6, unless the question is about tests) and examples, benchmarks and
+  code in documentation folders (×0.7, unless the question is about those or
+  the docs) below the source: the evidence strategies demote them by the same
   factors, and the candidate lists must not bring them back.
 """
 
@@ -69,6 +70,7 @@ _KIND_WORDS = {
 }
 _DOCSTRING = re.compile(r'^\s*(?:"""|\'\'\'|///|//!|/\*\*|##|#\'|--\[\[|@doc\b|"[^"\n]{20,})', re.MULTILINE)
 _ABOUT_DOCS = re.compile(r"\b(docs?|documentation|readme|guide|tutorial|changelog)\b", re.IGNORECASE)
+_ABOUT_EXAMPLES = re.compile(r"\b(examples?|samples?|demos?|benchmarks?)\b", re.IGNORECASE)
 _ABOUT_CONFIG = re.compile(r"\b(config\w*|settings?|yaml|toml|json|manifest|ci|workflow|dockerfile|build)\b",
                            re.IGNORECASE)
 
@@ -83,6 +85,7 @@ class Signals:
     about_docs: bool
     about_config: bool
     about_tests: bool
+    about_examples: bool
     kinds: frozenset[str]
     verbatim: str | None
     main_languages: frozenset[str]
@@ -107,7 +110,8 @@ def read_signals(index: Index, query: Query, about_config: bool, about_tests: bo
     verbatim = text.lower() if quoted else None
     names = frozenset(part for name in query.names for part in (name, re.split(r"\.|::|#", name)[-1]))
     return Signals(bool(_ABOUT_DOCS.search(subject)), about_config or bool(_ABOUT_CONFIG.search(subject)),
-                   about_tests or message.about_tests, kinds, verbatim, main_languages(index), time.time(), names)
+                   about_tests or message.about_tests, bool(_ABOUT_EXAMPLES.search(subject)), kinds, verbatim,
+                   main_languages(index), time.time(), names)
 
 
 def main_languages(index: Index) -> frozenset[str]:
@@ -152,7 +156,7 @@ def factors(index: Index, chunk: Chunk, signals: Signals, defines_more: bool,
     if is_test_path(path):
         if not signals.about_tests:
             found.append(("test", "a test, and the question is not about tests"))
-    elif is_example_path(path):
+    elif is_example_path(path) and not (signals.about_docs or signals.about_examples):
         found.append(("example", "an example or a benchmark"))
     if chunk.symbol is None and chunk.start_line == 1 and defines_more:
         found.append(("header", "a file's header, not its definitions"))
