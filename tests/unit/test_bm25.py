@@ -628,3 +628,28 @@ def test_the_mutable_part_exports_its_live_postings() -> None:
     expected = sorted((term, doc_id, float(tokens.count(term))) for doc_id, tokens in HAND_CORPUS.items()
                       if doc_id != 2 for term in set(tokens))
     assert exported == expected
+
+
+def test_a_query_asked_before_and_after_each_edit_matches_the_rebuilt_reference() -> None:
+    # The index remembers recent queries' scores; every kind of edit must make it forget them.
+    rng = random.Random(5)
+    vocabulary = [f"w{i}" for i in range(30)]
+    weights = [1 / (rank + 1) for rank in range(len(vocabulary))]
+    query = ["w1", "w3", "w7"]
+    index = BM25Index()
+    docs: dict[int, list[str]] = {}
+    for doc_id in range(40):
+        docs[doc_id] = zipf_doc(rng, vocabulary, weights)
+    index.add_many(docs.items())
+    for step in range(60):
+        assert_matches_okapi(index, docs, query)
+        doc_id = rng.randrange(50)
+        if step % 7 == 6:
+            index.compact()
+        elif doc_id in docs and step % 2:
+            index.remove(doc_id)
+            del docs[doc_id]
+        else:
+            docs[doc_id] = zipf_doc(rng, vocabulary, weights)
+            index.replace(doc_id, docs[doc_id])
+    assert_matches_okapi(index, docs, query)
