@@ -180,6 +180,16 @@ def test_minimal_explain_shows_summaries_and_debug_the_code(shop):
     assert next(i for i in debug.items if i.qualname == "Ledger.post").shown == "source"
 
 
+def test_a_summary_after_an_edit_shows_the_edited_signature(shop):
+    question = ContextRequest("explain how Ledger.post works", top_k=3, verbosity="minimal")
+    before = next(item for item in retrieve(shop, question).items if item.qualname == "Ledger.post")
+    assert before.content.startswith("    def post(self, entry):")
+    edited = SHOP["shop/ledger.py"].replace("def post(self, entry):", "def post(self, entry, strict=True):")
+    shop.set_file("shop/ledger.py", edited)
+    after = next(item for item in retrieve(shop, question).items if item.qualname == "Ledger.post")
+    assert after.content.startswith("    def post(self, entry, strict=True):")
+
+
 def test_raw_source_takes_at_most_half_the_budget(shop):
     answer = retrieve(shop, ContextRequest(DEBUG, top_k=6, budget_tokens=120))
     raw = sum(item.tokens - _list_tokens(item) for item in answer.items
