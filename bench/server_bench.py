@@ -12,13 +12,18 @@ checkouts interleaved).
    file until the index reflects it, through ``Session.change_document`` (what
    the server's didChange handler runs, minus JSON-RPC decoding). Baseline: the
    same text indexed from scratch (full parse, every chunk re-indexed).
-2. edit-then-ask: through a real ``rag-lsp serve`` over stdio, ``didChange``
+2. edit-then-ask: through a real ``rag-lsp serve`` over stdio (real language
+   servers switched off, as in ``served`` below), ``didChange``
    inserting a comment with a fresh word, then at once ``ragLsp/context`` for
    that word; the time from sending the change to the answer, and whether the
    answer's first place holds the new line.
 3. context: ``ragLsp/context`` through a real ``rag-lsp serve`` on the given
-   workspace after its initial indexing, from a real LSP client; baseline: the
-   same questions asked in-process. Then the server's resident memory.
+   workspace after its initial indexing, from a real LSP client, with the
+   real language servers switched off (``served``: rag_lsp's own latency) and
+   as installed (``served-ls``: the venv's pyright starts, indexes the
+   workspace beside rag_lsp and is asked within ``languageServerBudgetMs``);
+   baseline: the same questions asked in-process. Then the server's resident
+   memory (without the language servers' processes).
 """
 
 from __future__ import annotations
@@ -39,6 +44,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "e2e"))
 from latency import DJANGO_QUESTIONS, median_p95
 
 ROUNDS = 200
+
+# What switches every real language server off for a served run (rag_lsp's own latency).
+NO_LANGUAGE_SERVERS = {"languageServers": {name: {"enabled": False} for name in (
+    "python", "javascript", "typescript", "tsx", "go", "rust", "java", "c", "cpp", "ruby")}}
 
 
 def generated_module(functions: int = 1000) -> str:
@@ -89,7 +98,7 @@ async def edit_then_ask(tmp: Path, rounds: int = 100) -> dict:
     text = generated_module()
     path.write_text(text)
     harness = Harness(tmp / "ask-cache", tmp / "ask.log")
-    await harness.start([root])
+    await harness.start([root], NO_LANGUAGE_SERVERS)
     await harness.wait_indexed(timeout=600)
     uri = harness.open(path, text)
     await harness.request("ragLsp/context", {"query": "handler request value"}, timeout=60)
@@ -127,12 +136,12 @@ def in_process_context(root: Path, repeats: int) -> list[float]:
     return latencies
 
 
-async def served_context(root: Path, tmp: Path, repeats: int) -> dict:
+async def served_context(root: Path, tmp: Path, repeats: int, language_servers: bool) -> dict:
     from lsp_harness import Harness
 
     harness = Harness(tmp / "cache", tmp / "server.log")
     began = time.perf_counter()
-    await harness.start([root])
+    await harness.start([root], None if language_servers else NO_LANGUAGE_SERVERS)
     await harness.wait_indexed(timeout=1800)
     indexing = time.perf_counter() - began
     await harness.request("ragLsp/context", {"query": DJANGO_QUESTIONS[0]}, timeout=120)
@@ -156,8 +165,8 @@ def child(mode: str, root: str, repeats: int) -> dict:
             return edit_latency(Path(tmp))
         if mode == "ask":
             return asyncio.run(edit_then_ask(Path(tmp)))
-        if mode == "served":
-            return asyncio.run(served_context(Path(root), Path(tmp), repeats))
+        if mode in ("served", "served-ls"):
+            return asyncio.run(served_context(Path(root), Path(tmp), repeats, mode == "served-ls"))
         return {"latencies": in_process_context(Path(root), repeats)}
 
 
@@ -175,7 +184,7 @@ def main() -> None:
     parser.add_argument("root", type=Path, nargs="?", help="a workspace of over 1,000 files")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--code", action="append", default=[], metavar="LABEL=DIR")
-    parser.add_argument("--modes", default="edit,ask,served,local")
+    parser.add_argument("--modes", default="edit,ask,served,served-ls,local")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--child", nargs=3, metavar=("MODE", "ROOT", "REPEATS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -195,8 +204,9 @@ def main() -> None:
     print(f"{time.strftime('%Y-%m-%d %H:%M %Z')}, load average {min(loads):.1f}–{max(loads):.1f}; "
           "median / p95 ms")
     print("| code | one-line edit until indexed | baseline: full re-parse and re-index | edit then question "
-          "(served), answer shows the edit | ragLsp/context served | baseline: in-process | server RSS MB |")
-    print("|---|---|---|---|---|---|---|")
+          "(served), answer shows the edit | ragLsp/context served | served, language servers as installed "
+          "| baseline: in-process | server RSS MB |")
+    print("|---|---|---|---|---|---|---|---|")
     for label, found in results.items():
         cells = [label]
         edit, ask = found.get("edit"), found.get("ask")
@@ -204,6 +214,7 @@ def main() -> None:
         cells += [median_p95(edit["incremental"]), median_p95(edit["full"])] if edit else ["", ""]
         cells.append(f"{median_p95(ask['latencies'])}, {ask['seen']}/{ask['rounds']}" if ask else "")
         cells.append(median_p95(served["latencies"]) if served else "")
+        cells.append(median_p95(found["served-ls"]["latencies"]) if "served-ls" in found else "")
         cells.append(median_p95(local["latencies"]) if local else "")
         cells.append(f"{served['rss_mb']:.0f}" if served else "")
         print("| " + " | ".join(cells) + " |")
