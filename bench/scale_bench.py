@@ -15,8 +15,8 @@ The workspaces are built from real files, outside the repository, by this script
   ``copy-00/Django-5.1.4/``;
 - ``ws-10k``: two whole copies of that sdist, ``copy-00/`` and ``copy-01/``;
 - ``ws-100k``: sixteen copies (``copy-00/`` … ``copy-15/``) and, under ``mixed/``, one copy of every tree of
-  /work/benchtrees/semble-mine and /work/benchtrees/localize-mine (27 repositories in 15 languages, the
-  development sets' checkouts), so that a sixth of it is not Django.
+  /work/benchtrees/semble-mine and /work/benchtrees/localize-mine (27 repositories whose main languages are
+  19, from C# to Zig: the development sets' checkouts), so that a sixth of it is not Django.
 
 Copies keep their modification times; their paths differ, so each is a different file to the index. Every
 measurement runs in a fresh child process with this checkout's ``rag_lsp`` (``PYTHONPATH`` is set to it) and
@@ -31,7 +31,7 @@ its own cache directory under ``--out``; the sizes and modes run one after anoth
   ``copy-00/Django-5.1.4/django/db/models/query.py`` through ``Session.change_document`` until indexed (as
   bench/server_bench.py's edit measurement);
 - served: a real ``rag-lsp serve`` (tests/e2e/lsp_harness.py) with an empty cache and ``firstIndexWaitMs`` 0.
-  While the initial indexing runs it asks, in turn, a question (recording the answer's ``indexing``), a
+  While the initial indexing runs it asks, in rounds that take at most a fifth of the time, a question (recording the answer's ``indexing``), a
   one-line ``didChange`` of the open ``query.py`` followed by ``ragLsp/status`` (a query runs after every
   edit received before it is indexed, so this is the edit until indexed plus a status) and a status alone;
   ``$/progress`` reports are stamped as they arrive. After indexing: the same edits, the questions, and
@@ -81,7 +81,8 @@ MODES = ("floor-read", "cold", "warm", "served", "budget")
 SUBSET_STRIDE = 5
 COPIES = {"10k": 2, "100k": 16}
 EDITS = 50
-# Between two rounds of questions and edits while the server indexes: leave it the CPU most of the time.
+# Between two rounds of questions and edits while the server indexes: at least this long, and four times what
+# the round took, so that the questions take at most a fifth of the server's time and indexing the rest.
 DURING_PAUSE_S = 2.0
 # The served runs measure rag_lsp alone: a real language server (pyright, clangd) indexing 100,000 files would
 # add its own process, memory and CPU, and up to languageServerBudgetMs to every question.
@@ -278,7 +279,7 @@ async def served(root: Path, tmp: Path, repeats: int, timeout: float) -> dict:
                            "edit_ms": edit_ms, "status_ms": status_ms,
                            "status_done": field(state, "done"), "status_total": field(state, "total")})
             note(phase="during", **{k: v for k, v in during[-1].items() if k != "warnings"})
-            await asyncio.sleep(DURING_PAUSE_S)
+            await asyncio.sleep(max(DURING_PAUSE_S, 4 * (time.perf_counter() - began - at)))
         await harness.wait_indexed(timeout=max(1.0, timeout - (time.perf_counter() - began)))
         ended = stamped.times[harness.progress_kinds().index("end")]
         indexing_s = ended - began
@@ -446,7 +447,7 @@ def gb(mb: float) -> str:
 
 def table(results: dict) -> str:
     """The Markdown tables of docs/scaling.md."""
-    lines = [("| workspace | files | chunks | read floor s | cold index s | cold peak RSS GB, with workers / main "
+    lines = [("| workspace | files | chunks | read floor s | cold index s (CPU s) | cold peak RSS GB, with workers / main "
              "| cache on disk MB | warm start s (start to first answer) | warm RSS GB at first answer / after "
              "questions | question ms p50 / p95 | edit until indexed ms p50 / p95 |"),
              "|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -462,7 +463,7 @@ def table(results: dict) -> str:
         lines.append(" | ".join([
             f"| {size}", str(cold.get("files", floor.get("files", "—"))), str(cold.get("chunks", "—")),
             cell(floor, f"{floor.get('seconds', 0):.1f}"),
-            cell(cold, f"{cold.get('index_s', 0):.1f}"),
+            cell(cold, f"{cold.get('index_s', 0):.1f} ({cold.get('cpu_s', 0):.0f})"),
             cell(cold, f"{gb(cold.get('peak_rss_tree_mb', 0))} / {gb(cold.get('rss_indexed_mb', 0))}"),
             cell(cold, f"{cold.get('cache_bytes', 0) / 2**20:.0f}"),
             cell(warm, f"{warm.get('start_to_answer_s', 0):.1f}"),
