@@ -290,7 +290,10 @@ async def served(root: Path, tmp: Path, repeats: int, timeout: float) -> dict:
                            "edit_ms": edit_ms, "status_ms": status_ms,
                            "status_done": field(state, "done"), "status_total": field(state, "total")})
             note(phase="during", **{k: v for k, v in during[-1].items() if k != "warnings"})
-            await asyncio.sleep(max(DURING_PAUSE_S, 4 * (time.perf_counter() - began - at)))
+            # The pause ends early when indexing ends or the deadline comes.
+            resume = time.perf_counter() + max(DURING_PAUSE_S, 4 * (time.perf_counter() - began - at))
+            while time.perf_counter() < min(resume, deadline) and "end" not in harness.progress_kinds():
+                await asyncio.sleep(0.1)
         indexed = "end" in harness.progress_kinds()
         if not indexed and time.perf_counter() < deadline:
             try:
