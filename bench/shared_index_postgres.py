@@ -135,7 +135,7 @@ def load(conn: psycopg.Connection, index: Index) -> dict[str, float]:
     n = total = 0
     with conn.cursor() as cur:
         cur.execute(SCHEMA)
-        postings: list[tuple[str, int, int]] = []
+        postings: list[tuple[str, int, int, int]] = []
         with cur.copy("COPY chunks (id, path, start_line, end_line, symbol, kind, blob, length, content) FROM STDIN"
                       ) as copy:
             for path in sorted(index.files):
