@@ -67,5 +67,6 @@ def answer_context(session: Session, request: ContextRequest, focus: Path | None
         calls_left -= getattr(symbols, "calls", 0)
     indexing = session.indexing
     progress = Progress(indexing.done, indexing.total) if indexing.partial else None
-    warnings = tuple(w for w in (indexing.warning(),) if w) if roots else ("no workspace folder is open",)
+    found = [indexing.warning(), *(root.index.truncation_warning() for _, root in roots)]
+    warnings = tuple(w for w in found if w) if roots else ("no workspace folder is open",)
     return assemble(query, request, ranked, gathered, task, started, progress, warnings, plan)

@@ -207,11 +207,16 @@ class Index:
         stats.skip_examples = walk_stats.examples
         stats.elapsed_ms = (time.perf_counter() - started) * 1000
         self.stats = self._count(stats)
-        if stats.truncated:
-            self.stats.warnings.append(f"the index is truncated: its {stats.truncated} budget is spent "
-                                       f"(maxIndexFiles {self.budget.files}, maxIndexBytes {self.budget.bytes}, "
-                                       f"maxIndexSeconds {self.budget.seconds:g})")
+        if (warning := self.truncation_warning()) is not None:
+            self.stats.warnings.append(warning)
         return self.stats
+
+    def truncation_warning(self) -> str | None:
+        """What an answer must say when the last refresh stopped at a budget (the index holds part of the root)."""
+        if not self.stats.truncated:
+            return None
+        return (f"the index of {self.root} is truncated: its {self.stats.truncated} budget is spent (maxIndexFiles "
+                f"{self.budget.files}, maxIndexBytes {self.budget.bytes}, maxIndexSeconds {self.budget.seconds:g})")
 
     def _within_budget(self, candidates: list[WalkedFile]) -> tuple[list[WalkedFile], str | None]:
         """The walk's first files that fit the file and byte budgets, and which budget cut the rest."""

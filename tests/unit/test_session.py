@@ -207,3 +207,17 @@ def test_after_prepare_answers_the_first_question_builds_no_table_and_no_graph(t
     answer = ask(session, ContextRequest("why does Ledger.post fail"))
     assert answer["items"] and answer["items"][0]["path"] == "shop/ledger.py"
     assert built == []
+
+
+def test_an_answer_from_an_index_cut_by_its_budget_says_so(tmp_path):
+    from rag_lsp.workspace.settings import Settings
+
+    root = write_tree(tmp_path / "ws", {f"pkg/mod_{i}.py": f"def widget_{i}():\n    return {i}\n" for i in range(5)})
+    session = Session(Settings(max_index_files=2), use_cache=False)
+    session.add_root(root)
+    session.index_roots()
+    answer = ask(session, ContextRequest("widget"))
+    assert any("truncated: its files budget is spent" in warning for warning in answer["warnings"])
+    whole = session_for(root)
+    whole.index_roots()
+    assert not any("truncated" in warning for warning in ask(whole, ContextRequest("widget")).get("warnings", []))
