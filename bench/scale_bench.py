@@ -69,7 +69,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "e2e"))
 import itertools
 
 from index_bench import sample_tree
-from latency import DJANGO_QUESTIONS, median_p95, percentile
+from latency import DJANGO_QUESTIONS, NO_LANGUAGE_SERVERS, median_p95, percentile, time_questions
 
 CODE = Path(__file__).resolve().parents[1]
 DJANGO = Path("/work/benchtrees/perf/Django-5.1.4")
@@ -84,10 +84,6 @@ EDITS = 50
 # Between two rounds of questions and edits while the server indexes: at least this long, and four times what
 # the round took, so that the questions take at most a fifth of the server's time and indexing the rest.
 DURING_PAUSE_S = 2.0
-# The served runs measure rag_lsp alone: a real language server (pyright, clangd) indexing 100,000 files would
-# add its own process, memory and CPU, and up to languageServerBudgetMs to every question.
-NO_LANGUAGE_SERVERS = {"languageServers": {name: {"enabled": False} for name in (
-    "python", "javascript", "typescript", "tsx", "go", "rust", "java", "c", "cpp", "ruby")}}
 
 
 # Building the workspaces (not measured).
@@ -173,13 +169,7 @@ def child_index(mode: str, root: Path, cache: Path, repeats: int) -> dict:
     answer_context(session, ContextRequest(DJANGO_QUESTIONS[0]))
     result.update(answered_at=time.time(), first_s=time.perf_counter() - indexed, rss_first_answer_mb=rss_main_mb())
     if mode == "warm":
-        latencies = []
-        for _ in range(repeats):
-            for query in DJANGO_QUESTIONS:
-                started = time.perf_counter()
-                answer_context(session, ContextRequest(query))
-                latencies.append((time.perf_counter() - started) * 1000)
-        result["query_ms"] = latencies
+        result["query_ms"] = time_questions(lambda query: answer_context(session, ContextRequest(query)), repeats)
         result["rss_queries_mb"] = rss_main_mb()
         result["edit_ms"] = edit_latency(session, root / EDIT_TARGET)
     return result

@@ -41,13 +41,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "e2e"))
 
-from latency import DJANGO_QUESTIONS, median_p95
+from latency import DJANGO_QUESTIONS, NO_LANGUAGE_SERVERS, median_p95, time_questions
 
 ROUNDS = 200
-
-# What switches every real language server off for a served run (rag_lsp's own latency).
-NO_LANGUAGE_SERVERS = {"languageServers": {name: {"enabled": False} for name in (
-    "python", "javascript", "typescript", "tsx", "go", "rust", "java", "c", "cpp", "ruby")}}
 
 
 def generated_module(functions: int = 1000) -> str:
@@ -127,13 +123,7 @@ def in_process_context(root: Path, repeats: int) -> list[float]:
     session.add_root(root)
     session.index_roots()
     answer_context(session, ContextRequest(DJANGO_QUESTIONS[0]))
-    latencies = []
-    for _ in range(repeats):
-        for query in DJANGO_QUESTIONS:
-            began = time.perf_counter()
-            answer_context(session, ContextRequest(query))
-            latencies.append((time.perf_counter() - began) * 1000)
-    return latencies
+    return time_questions(lambda query: answer_context(session, ContextRequest(query)), repeats)
 
 
 async def served_context(root: Path, tmp: Path, repeats: int, language_servers: bool) -> dict:
