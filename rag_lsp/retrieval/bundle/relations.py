@@ -12,7 +12,6 @@ only the top ``RELATED_ENTITIES`` definitions get tests, documents and configura
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -23,6 +22,7 @@ from rag_lsp.index.symbol_provider import SymbolProvider
 from rag_lsp.index.terms import tokenize
 from rag_lsp.model import CLASS_LIKE_KINDS, Definition, Reference
 from rag_lsp.path_kinds import is_prose_path, is_test_path
+from rag_lsp.retrieval.bundle.per_file import PerFile
 from rag_lsp.retrieval.bundle.provenance import Checkout
 from rag_lsp.retrieval.bundle.summaries import Summariser, Summary
 from rag_lsp.retrieval.bundle.templates import Template
@@ -96,7 +96,6 @@ def gather(index: Index, placed: Sequence[Placed], provider: SymbolProvider, tem
     template (``ranked`` mode) nothing but the checkout, so that the plain ranking costs nothing more. Call
     under ``index.lock``."""
     summariser = Summariser(index)
-    owners = _owners(index)
     gathered = Gathered(str(index.root), checkout=checkout)
     if template is None:
         return gathered
@@ -113,7 +112,7 @@ def gather(index: Index, placed: Sequence[Placed], provider: SymbolProvider, tem
             continue
         references = provider.references(definition) if wants_references else {}
         source = provider.reference_source(definition) if references else ""
-        callers = _callers(owners, provider, definition, references, source)
+        callers = _callers(index, provider, definition, references, source)
         callees = _callees(index, provider, definition) if "callees" in sections else []
         gathered.facts[(place.chunk.path, place.start_line)] = Facts(
             summary, tuple(callers[:MAX_RELATIONS]) if "callers" in sections else (),
@@ -130,46 +129,31 @@ def gather(index: Index, placed: Sequence[Placed], provider: SymbolProvider, tem
     return gathered
 
 
-class _Owners:
-    """The innermost definition around each line of a file, painted once per version of the file: a popular
-    definition has thousands of references, and scanning its file's definitions for each was most of a
-    bundle's cost. Kept per index (see ``_owners``); call under the index's lock."""
-
-    def __init__(self, index: Index) -> None:
-        self.index = index
-        # Path → (the file's entry when painted, its definitions, each line's definition number or -1).
-        self._files: dict[str, tuple[object, list[Definition], np.ndarray]] = {}
-
-    def at(self, path: str, line: int) -> Definition | None:
-        entry = self.index.files.get(path)
-        known = self._files.get(path)
-        if known is None or known[0] is not entry:
-            known = self._files[path] = (entry, *self._paint(path))
-        _, definitions, owner = known
-        number = int(owner[line]) if 0 <= line < len(owner) else -1
-        return definitions[number] if number >= 0 else None
-
-    def _paint(self, path: str) -> tuple[list[Definition], np.ndarray]:
-        # Painted outermost first, so that each line ends up holding the innermost definition around it: the
-        # greatest by (first line, -last line, qualified name).
-        definitions = sorted(self.index.symbols.in_file(path), key=lambda d: (d.start_line, -d.end_line, d.qualname))
-        owner = np.full(1 + max((d.end_line for d in definitions), default=0), -1, dtype=np.int32)
-        for number, definition in enumerate(definitions):
-            owner[definition.start_line:definition.end_line + 1] = number
-        return definitions, owner
+def _paint(index: Index, path: str) -> tuple[list[Definition], np.ndarray]:
+    """A file's definitions, and for each line the number of the innermost one around it (-1 for none): a
+    popular definition has thousands of references, and scanning its file's definitions for each was most of a
+    bundle's cost. Painted outermost first, so each line ends up holding the greatest by (first line, -last
+    line, qualified name)."""
+    definitions = sorted(index.symbols.in_file(path), key=lambda d: (d.start_line, -d.end_line, d.qualname))
+    owner = np.full(1 + max((d.end_line for d in definitions), default=0), -1, dtype=np.int32)
+    for number, definition in enumerate(definitions):
+        owner[definition.start_line:definition.end_line + 1] = number
+    return definitions, owner
 
 
-_OWNERS: weakref.WeakKeyDictionary[Index, _Owners] = weakref.WeakKeyDictionary()
+# Files whose painted lines are kept between questions (per index).
+OWNERS_KEPT = 1024
+_OWNERS = PerFile(_paint, OWNERS_KEPT)
 
 
-def _owners(index: Index) -> _Owners:
-    owners = _OWNERS.get(index)
-    if owners is None:
-        owners = _OWNERS[index] = _Owners(index)
-    return owners
+def _enclosing(index: Index, path: str, line: int) -> Definition | None:
+    """The innermost definition of a file around a line; call under ``index.lock``."""
+    definitions, owner = _OWNERS.get(index, path)
+    number = int(owner[line]) if 0 <= line < len(owner) else -1
+    return definitions[number] if number >= 0 else None
 
 
-def _callers(owners: _Owners, provider: SymbolProvider, definition: Definition,
+def _callers(index: Index, provider: SymbolProvider, definition: Definition,
              references: dict[str, list[Reference]], source: str) -> list[Relation]:
     """One relation per definition (or file's top level) that uses ``definition``, in path and line order;
     import statements and the definition's own lines are not uses."""
@@ -180,7 +164,7 @@ def _callers(owners: _Owners, provider: SymbolProvider, definition: Definition,
             if reference.line in imports or (path == definition.path and
                                              definition.start_line <= reference.line <= definition.end_line):
                 continue
-            owner = owners.at(path, reference.line)
+            owner = _enclosing(index, path, reference.line)
             qualname = owner.qualname if owner is not None else f"{path} (top level)"
             found.setdefault((path, qualname), Relation(qualname, owner.kind if owner else "code", path,
                                                         reference.line, source))

@@ -10,8 +10,6 @@ Python's ``:`` or a brace language's ``{``), over the file text the index's chun
 from __future__ import annotations
 
 import re
-import weakref
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -19,6 +17,7 @@ from rag_lsp import languages
 from rag_lsp.index.outline import FUNCTION_KINDS, FileText, docstring_end, signature_end
 from rag_lsp.index.root_index import Index
 from rag_lsp.model import CLASS_LIKE_KINDS, Chunk, Definition
+from rag_lsp.retrieval.bundle.per_file import PerFile
 
 DOC_PREVIEW_CHARS = 200
 # Files whose text, rebuilt from their chunks, is kept between questions (per index).
@@ -27,7 +26,7 @@ MAX_CHILDREN = 15
 # Lines of a place without a definition (a Markdown section, top-level code) that its summary keeps.
 HEAD_LINES = 3
 _COMMENT_MARKERS = re.compile(r"^\s*(//+!?|#+|--|\*+/?|/\*+!?\*?|<!--|;+)\s?")
-_TEXTS: weakref.WeakKeyDictionary[Index, OrderedDict[str, tuple[object, FileText]]] = weakref.WeakKeyDictionary()
+_TEXTS = PerFile(lambda index, path: FileText.from_chunks([chunk for _, chunk in index.chunks_of(path)]), TEXTS_KEPT)
 _DOC_QUOTES = re.compile(r"""^\s*[rRbBuUfF]{0,2}("{3}|'{3}|"|')|("{3}|'{3}|"|')\s*$""")
 
 
@@ -43,27 +42,14 @@ class Summary:
 
 class Summariser:
     """Summaries of the places of one index; call under ``index.lock``. File texts rebuilt from the chunks are
-    kept per index across questions (``TEXTS_KEPT`` files, each while its entry is unchanged): a question's
-    bundle summarises a few hundred places in a few dozen files, and the next question mostly the same ones."""
+    kept across questions (``TEXTS_KEPT`` files per index, each while it is unchanged): a bundle summarises a
+    few hundred places in a few dozen files, and the next question mostly the same ones."""
 
     def __init__(self, index: Index) -> None:
         self.index = index
-        texts = _TEXTS.get(index)
-        if texts is None:
-            texts = _TEXTS[index] = OrderedDict()
-        self._texts = texts
 
     def text_of(self, path: str) -> FileText:
-        entry = self.index.files.get(path)
-        known = self._texts.get(path)
-        if known is not None and known[0] is entry:
-            self._texts.move_to_end(path)
-            return known[1]
-        text = FileText.from_chunks([chunk for _, chunk in self.index.chunks_of(path)])
-        self._texts[path] = (entry, text)
-        if len(self._texts) > TEXTS_KEPT:
-            self._texts.popitem(last=False)
-        return text
+        return _TEXTS.get(self.index, path)
 
     def definition_of(self, chunk: Chunk) -> Definition | None:
         """The definition a chunk shows (the innermost of its qualified name around its first line)."""

@@ -169,7 +169,7 @@ def _fuse(places: dict[int, _Place], ranked: dict[str, list[int]], config: Ranki
 
 def _rerank(ctx: StrategyContext, places: dict[int, _Place], about_config: bool, about_tests: bool,
             weights: dict[str, float]) -> None:
-    signals = read_signals(ctx.index, ctx.query, about_config, about_tests)
+    signals = read_signals(ctx.index, ctx.query, ctx.message, about_config, about_tests)
     chunks, files = ctx.index.chunks, ctx.index.files
     defined = {path for path in {p.path for p in places.values()}
                if path in files and any(chunks.has_symbol(i) for i in files[path].chunk_ids)}

@@ -47,7 +47,7 @@ from rag_lsp.path_kinds import (
     secondary_kind,
 )
 from rag_lsp.retrieval.query import Query
-from rag_lsp.retrieval.strategies.base import read_message
+from rag_lsp.retrieval.strategies.base import Message
 
 RECENT_SECONDS = 7 * 24 * 3600
 # A language family with less than this share of a workspace's code files is incidental to it.
@@ -94,10 +94,11 @@ class Signals:
     names: frozenset[str]
 
 
-def read_signals(index: Index, query: Query, about_config: bool, about_tests: bool = False) -> Signals:
+def read_signals(index: Index, query: Query, message: Message, about_config: bool, about_tests: bool) -> Signals:
+    """What the question asks for; ``message`` is the question read once by the strategies' context, and the
+    ``about_*`` flags are what the evidence decided (the title, or the strategy that led)."""
     # A question asks for a kind of definition in its own words ("the Ledger class"); in a long report, or in
     # pasted code, "class" and "type" are just words.
-    message = read_message(query.text)
     words = re.findall(r"[A-Za-z]+", message.prose)
     short = len(words) <= KIND_MAX_WORDS
     asked = {word.lower() for word in words} if short else set()
@@ -110,7 +111,7 @@ def read_signals(index: Index, query: Query, about_config: bool, about_tests: bo
     verbatim = text.lower() if quoted else None
     names = frozenset(part for name in query.names for part in (name, re.split(r"\.|::|#", name)[-1]))
     return Signals(bool(_ABOUT_DOCS.search(subject)), about_config or bool(_ABOUT_CONFIG.search(subject)),
-                   about_tests or message.about_tests, bool(_ABOUT_EXAMPLES.search(subject)), kinds, verbatim,
+                   about_tests, bool(_ABOUT_EXAMPLES.search(subject)), kinds, verbatim,
                    main_languages(index), time.time(), names)
 
 
