@@ -89,7 +89,7 @@ def _suffix_table() -> tuple[dict[str, str], dict[str, str]]:
 
 @lru_cache(maxsize=1 << 17)
 def language_for_path(path: str) -> str:
-    """The language of a path by exact file name, then by suffix; ``"text"`` if unknown (remembered: ranking
+    """The language of a path by exact file name, then by suffix; ``"other"`` if unknown (remembered: ranking
     asks it for the same paths on every question)."""
     name = path.rsplit("/", 1)[-1]
     by_suffix, by_name = _suffix_table()
@@ -98,16 +98,23 @@ def language_for_path(path: str) -> str:
     lowered = name.lower()
     # Longest suffix first, so ".env.example" wins over ".example".
     dot = lowered.find(".", 1)
+    if dot == -1:
+        # Without a suffix: a dotfile (``.gitignore``, ``.editorconfig``) holds a tool's settings, and a name in
+        # capitals (``README``, ``AUTHORS``, ``NOTICE``) is a document.
+        if name.startswith("."):
+            return "ini"
+        if name.isupper():
+            return "text"
     while dot != -1:
         language = by_suffix.get(lowered[dot:])
         if language:
             return language
         dot = lowered.find(".", dot + 1)
-    return "text"
+    return "other"
 
 
 def spec(language: str) -> LanguageSpec:
-    return all_languages().get(language) or all_languages()["text"]
+    return all_languages().get(language) or all_languages()["other"]
 
 
 @cache

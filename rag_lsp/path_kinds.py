@@ -24,7 +24,7 @@ _EXAMPLE_DIRS = frozenset({"example", "examples", "sample", "samples", "demo", "
 _DOC_DIRS = frozenset({"doc", "docs", "documentation"})
 _PROSE_LANGUAGES = frozenset({"markdown", "text"})
 # Languages that hold data, settings or markup rather than code that raises messages.
-_NON_CODE_LANGUAGES = _PROSE_LANGUAGES | {"yaml", "toml", "json", "ini", "html", "css", "sql"}
+_NON_CODE_LANGUAGES = _PROSE_LANGUAGES | {"yaml", "toml", "json", "ini", "html", "css", "sql", "build"}
 
 
 def is_test_path(path: str) -> bool:
@@ -44,9 +44,24 @@ def is_prose_path(path: str) -> bool:
     return language_for_path(path) in _PROSE_LANGUAGES
 
 
+# JavaScript and TypeScript that configure a tool (``karma.conf.js``, ``vite.config.ts``, ``.eslintrc.js``,
+# ``Gruntfile.js``): settings written as code, which name every browser, plugin and option a report mentions.
+_TOOL_CONFIG = re.compile(r"(^[\w.-]+\.(conf|config)|^\.\w+rc|^gulpfile|^gruntfile)\.[cm]?[jt]s$", re.IGNORECASE)
+
+
+@lru_cache(maxsize=65536)
 def is_code_path(path: str) -> bool:
-    """Source code in any language, as opposed to prose, settings, data and markup."""
-    return language_for_path(path) not in _NON_CODE_LANGUAGES
+    """Source code in any language, as opposed to prose, settings (tool configuration written as code
+    included), data and markup; a file of a type the language table does not know may be either
+    (``is_unknown_path``)."""
+    return (language_for_path(path) not in _NON_CODE_LANGUAGES
+            and _TOOL_CONFIG.search(path.rsplit("/", 1)[-1]) is None)
+
+
+def is_unknown_path(path: str) -> bool:
+    """A file whose type the language table does not know: a grammar, a template, a script in a small
+    language, or data. Where it lives tells which (ranking: beside the source, it is part of it)."""
+    return language_for_path(path) == "other"
 
 
 # Copies of the source made for distribution or by a generator: they absorb the evidence their originals should get.

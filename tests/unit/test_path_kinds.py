@@ -2,7 +2,16 @@
 
 import pytest
 
-from rag_lsp.path_kinds import copy_family, is_barrel_path, is_test_path, secondary_kind
+from rag_lsp.languages import language_for_path
+from rag_lsp.path_kinds import (
+    copy_family,
+    is_barrel_path,
+    is_code_path,
+    is_prose_path,
+    is_test_path,
+    is_unknown_path,
+    secondary_kind,
+)
 
 
 @pytest.mark.parametrize(("path", "family"), [
@@ -34,3 +43,25 @@ def test_tests_and_barrels_are_told_apart_by_name():
     assert is_test_path("tests/test_ledger.py") and is_test_path("src/ledger.test.ts")
     assert not is_test_path("src/ledger.py")
     assert is_barrel_path("pkg/__init__.py") and not is_barrel_path("pkg/ledger.py")
+
+
+@pytest.mark.parametrize(("path", "language"), [
+    # A suffix the language table does not know says nothing about prose: a grammar, a jq library, a template.
+    ("src/parser.y", "other"), ("src/builtin.jq", "other"), ("bin/release", "other"),
+    # Extension-less names in capitals are documents, dotfiles are a tool's settings, build files are build files.
+    ("README", "text"), ("LICENSE-MIT", "text"), ("notes.txt", "text"),
+    (".gitignore", "ini"), (".editorconfig", "ini"),
+    ("Makefile", "build"), ("cmake/FindZlib.cmake", "build"), ("Dockerfile", "build"),
+])
+def test_files_of_unknown_type_are_not_taken_for_prose(path, language):
+    assert language_for_path(path) == language
+    assert is_prose_path(path) == (language == "text")
+    assert is_unknown_path(path) == (language == "other")
+
+
+@pytest.mark.parametrize(("path", "code"), [
+    ("karma.sauce.conf.js", False), ("web/vite.config.ts", False), (".eslintrc.js", False), ("Gruntfile.js", False),
+    ("src/config.js", True), ("src/app.config.service.ts", True), ("src/rc.js", True),
+])
+def test_javascript_that_configures_a_tool_is_settings_not_code(path, code):
+    assert is_code_path(path) == code

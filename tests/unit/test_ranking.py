@@ -323,3 +323,22 @@ def test_tests_come_after_the_code_they_test_unless_the_question_is_about_tests(
     assert any(reason.startswith("rerank: a test") for reason in test_item("include_router registers routes").why)
     assert not any(reason.startswith("rerank: a test")
                    for reason in test_item("which test checks that include_router registers routes").why)
+
+
+def test_a_file_of_unknown_type_beside_the_source_is_part_of_it(tmp_path):
+    tree = {
+        "src/builtin.c": "static jv f_limit(jq_state *jq, jv input, jv n) {\n  return input;\n}\n",
+        "src/execute.c": "int jq_next(jq_state *jq) {\n  return 0;\n}\n",
+        "src/builtin.jq": "def nth($n; f): last(limit($n + 1; f));\ndef first(f): label $out | f | ., break $out;\n",
+        "assets/themes/nth.tmTheme": "<key>nth</key> last limit colour scheme\n",
+        "docs/manual.txt": "nth(n; f) outputs the last of limit(n + 1; f).\n",
+    }
+    built = Index(write_tree(tmp_path / "ws", tree), use_cache=False)
+    built.refresh()
+    items = {item.path: item for item in ask(built, "nth last limit semantics").items}
+    grammar, theme, manual = items["src/builtin.jq"], items["assets/themes/nth.tmTheme"], items["docs/manual.txt"]
+    assert not any(reason.startswith("rerank: prose") or "unknown type" in reason for reason in grammar.why)
+    assert any(reason.startswith("rerank: a file of unknown type away from the source") for reason in theme.why)
+    assert any(reason.startswith("rerank: prose") for reason in manual.why)
+    ranked = [path for path in items if items[path].source == "ranked"]
+    assert ranked.index("src/builtin.jq") < ranked.index("assets/themes/nth.tmTheme")

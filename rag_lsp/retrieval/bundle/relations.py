@@ -42,7 +42,7 @@ RELATED_PER_ENTITY = 2
 MENTION_POOL = 40
 # A definition name shorter than this names too much text to search documents for.
 MIN_MENTION_CHARS = 4
-CONFIG_LANGUAGES = frozenset({"yaml", "toml", "json", "ini"})
+CONFIG_LANGUAGES = frozenset({"yaml", "toml", "json", "ini", "build"})
 _DEFINITION_KINDS = CLASS_LIKE_KINDS | {"function", "method", "constructor", "macro"}
 
 

@@ -14,7 +14,9 @@ reason it exists, and each that applies names itself in the place's ``why``:
   place's kind (×2.0);
 - code over non-code (prose ×0.5, settings and data ×0.6) unless the question
   is about documentation or configuration (a long report's title says so, not a
-  word in passing);
+  word in passing); a file of a type the language table does not know counts as
+  data unless it sits in a folder with the workspace's main code (a grammar
+  ``parser.y`` beside ``parser.c``, a ``builtin.jq`` beside ``builtin.c``);
 - the repository's main languages over incidental ones (×0.7): a Rust
   project's Python tooling rarely holds the answer;
 - a file's definitions over its header (×0.6 for the leading imports of a file
@@ -36,7 +38,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from rag_lsp.index.root_index import Index
-from rag_lsp.languages import spec
+from rag_lsp.languages import language_for_path, spec
 from rag_lsp.model import Chunk
 from rag_lsp.path_kinds import (
     is_barrel_path,
@@ -44,6 +46,7 @@ from rag_lsp.path_kinds import (
     is_example_path,
     is_prose_path,
     is_test_path,
+    is_unknown_path,
     secondary_kind,
 )
 from rag_lsp.retrieval.query import Query
@@ -75,7 +78,16 @@ _ABOUT_CONFIG = re.compile(r"\b(config\w*|settings?|yaml|toml|json|manifest|ci|w
                            re.IGNORECASE)
 
 
-_MAIN_LANGUAGES: weakref.WeakKeyDictionary[Index, tuple[int, frozenset[str]]] = weakref.WeakKeyDictionary()
+@dataclass(frozen=True, slots=True)
+class Workspace:
+    """What a workspace's files say about its code: the language families holding at least ``MINOR_SHARE`` of
+    its code files, and the folders holding code in one of them."""
+
+    main_languages: frozenset[str]
+    code_folders: frozenset[str]
+
+
+_WORKSPACES: weakref.WeakKeyDictionary[Index, tuple[int, Workspace]] = weakref.WeakKeyDictionary()
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +100,7 @@ class Signals:
     about_examples: bool
     kinds: frozenset[str]
     verbatim: str | None
-    main_languages: frozenset[str]
+    workspace: Workspace
     now: float
     # The names the question writes as code, or as a single word, that a definition can have.
     names: frozenset[str]
@@ -112,19 +124,21 @@ def read_signals(index: Index, query: Query, message: Message, about_config: boo
     names = frozenset(part for name in query.names for part in (name, re.split(r"\.|::|#", name)[-1]))
     return Signals(bool(_ABOUT_DOCS.search(subject)), about_config or bool(_ABOUT_CONFIG.search(subject)),
                    about_tests, bool(_ABOUT_EXAMPLES.search(subject)), kinds, verbatim,
-                   main_languages(index), time.time(), names)
+                   workspace_of(index), time.time(), names)
 
 
-def main_languages(index: Index) -> frozenset[str]:
-    """The language families that hold at least ``MINOR_SHARE`` of the workspace's code files (remembered
-    while no file comes or goes)."""
-    known = _MAIN_LANGUAGES.get(index)
+def workspace_of(index: Index) -> Workspace:
+    """What the workspace's files say about its code (remembered while no file comes or goes)."""
+    known = _WORKSPACES.get(index)
     if known is not None and known[0] == len(index.files):
         return known[1]
-    counts = Counter(spec(entry.language).family for path, entry in index.files.items() if is_code_path(path))
+    code = [path for path in index.files if is_code_path(path) and not is_unknown_path(path)]
+    counts = Counter(spec(language_for_path(path)).family for path in code)
     total = sum(counts.values())
-    found = frozenset(family for family, count in counts.items() if total and count / total >= MINOR_SHARE)
-    _MAIN_LANGUAGES[index] = (len(index.files), found)
+    main = frozenset(family for family, count in counts.items() if total and count / total >= MINOR_SHARE)
+    folders = frozenset(path.rpartition("/")[0] for path in code if spec(language_for_path(path)).family in main)
+    found = Workspace(main, folders)
+    _WORKSPACES[index] = (len(index.files), found)
     return found
 
 
@@ -147,12 +161,17 @@ def factors(index: Index, chunk: Chunk, signals: Signals, defines_more: bool,
         found.append(("verbatim", "holds the question verbatim"))
     if signals.kinds and chunk.kind in signals.kinds:
         found.append(("kind", f"the {chunk.kind} the question asks for"))
+    workspace = signals.workspace
     if is_prose_path(path):
         if not signals.about_docs:
             found.append(("prose", "prose"))
-    elif not is_code_path(path) and not signals.about_config:
-        found.append(("non_code", "settings or data"))
-    elif is_code_path(path) and signals.main_languages and spec(chunk.language).family not in signals.main_languages:
+    elif is_unknown_path(path):
+        if path.rpartition("/")[0] not in workspace.code_folders and not signals.about_config:
+            found.append(("non_code", "a file of unknown type away from the source"))
+    elif not is_code_path(path):
+        if not signals.about_config:
+            found.append(("non_code", "settings or data"))
+    elif workspace.main_languages and spec(chunk.language).family not in workspace.main_languages:
         found.append(("minor_language", "not one of the workspace's main languages"))
     if is_test_path(path):
         if not signals.about_tests:

@@ -25,7 +25,7 @@ _VARIABLE = re.compile(r"(?<![\w$])\$?\{?([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\}?(?!\w
 # A line that reads the environment, in the common languages and tools.
 _READS = re.compile(r"environ|getenv|process\.env|import\.meta\.env|env::var|ENV\[|ENV\.fetch|Environment\."
                     r"|System\.getenv|os\.Getenv|\benv\(|config\(|Deno\.env")
-_SETTING_LANGUAGES = frozenset({"yaml", "toml", "ini", "shell", "json"})
+_SETTING_LANGUAGES = frozenset({"yaml", "toml", "ini", "shell", "json", "build"})
 _SETTING_NAMES = re.compile(r"(^|/)(Dockerfile|Containerfile|Makefile|Procfile|\.env[\w.-]*|[\w.-]*\.env)$")
 
 

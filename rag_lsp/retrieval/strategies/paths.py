@@ -28,15 +28,21 @@ _PATH = re.compile(
 def run(ctx: StrategyContext) -> list[Finding]:
     # Paths inside stack frames and tool locations are read, with their depth and severity, by those strategies.
     owned = ctx.evidence_paths()
-    mentions = {written: line for written, line in _mentions(ctx.query.text).items()
-                if written.replace("\\", "/") not in owned}
+    written_paths = _mentions(ctx.query.text)
+    matches = {written: ctx.resolve_path(written) for written in written_paths}
+    # A path written with folders the workspace lacks (``src/project/__init__.py``, in prose or in a tool's
+    # output) names the reporter's own file; the same name written bare elsewhere in the message means that
+    # file too, not every namesake here.
+    foreign = {_name(written) for written, match in matches.items() if "/" in _slashed(written) and not match.complete}
+    mentions = {written: line for written, line in written_paths.items() if _slashed(written) not in owned
+                and ("/" in _slashed(written) or _name(written) not in foreign)}
     if not mentions:
         raise Skipped("no file or directory paths in the message")
     findings = []
     for written, line in mentions.items():
         in_prose = written in ctx.message.prose
-        match = ctx.resolve_path(written)
-        anchor = written.replace("\\", "/")
+        match = matches[written]
+        anchor = _slashed(written)
         if len(match.paths) > MAX_NAMESAKES:
             continue
         if match.paths:
@@ -46,9 +52,17 @@ def run(ctx: StrategyContext) -> list[Finding]:
                 findings.append(Finding(path=path, strategy=NAME, anchor=anchor, weight=weight,
                                         reason=f"names the path {where}", line=line,
                                         chunk_id=ctx.chunk_at(path, line), in_prose=in_prose))
-        elif "/" in written.replace("\\", "/").rstrip("/"):
+        elif "/" in anchor.rstrip("/"):
             findings.extend(_directory(ctx, anchor, in_prose))
     return findings
+
+
+def _slashed(written: str) -> str:
+    return written.replace("\\", "/")
+
+
+def _name(written: str) -> str:
+    return _slashed(written).rstrip("/").rsplit("/", 1)[-1]
 
 
 def _mentions(text: str) -> dict[str, int | None]:

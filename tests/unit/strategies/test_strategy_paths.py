@@ -48,6 +48,18 @@ def test_a_longer_foreign_path_that_only_shares_the_file_name_is_weak(tmp_path):
     assert found["pydicom/dataset.py"] < 0.5
 
 
+def test_a_bare_name_that_repeats_the_reporters_own_path_names_no_file_here(tmp_path):
+    # ``src/project/__init__.py`` is the reporter's file: "missing __init__.py" then means it, not ours.
+    text = ("Unable to load file src/project/__init__.py when the package has no __init__.py, "
+            "see jsonrep.py")
+    found = heaviest(paths.run(context_for(tmp_path, REPO, text)))
+    assert found["pydicom/jsonrep.py"] == pytest.approx(0.9)
+    assert max(found[path] for path in ("pydicom/util/__init__.py", "tests/__init__.py")) < 0.5
+    # Written bare alone, the name still points at the workspace's namesakes.
+    alone = heaviest(paths.run(context_for(tmp_path / "b", REPO, "a missing __init__.py breaks loading")))
+    assert alone["tests/__init__.py"] > 0.5
+
+
 def test_a_directory_spreads_over_its_files(tmp_path):
     found = heaviest(paths.run(context_for(tmp_path, REPO, "the helpers under pydicom/util/ are slow")))
     assert set(found) == {"pydicom/util/__init__.py", "pydicom/util/codify.py", "pydicom/util/dump.py"}
