@@ -55,6 +55,8 @@ from rag_lsp.retrieval.strategies.base import Message
 RECENT_SECONDS = 7 * 24 * 3600
 # A language family with less than this share of a workspace's code files is incidental to it.
 MINOR_SHARE = 0.1
+# A family with at least this share (or the largest) is where the source proper lives.
+MAJOR_SHARE = 0.3
 # Only a question of at most this many words asks for a kind of definition.
 KIND_MAX_WORDS = 30
 # The whole question must be at least this long to count as quoted verbatim.
@@ -81,7 +83,7 @@ _ABOUT_CONFIG = re.compile(r"\b(config\w*|settings?|yaml|toml|json|manifest|ci|w
 @dataclass(frozen=True, slots=True)
 class Workspace:
     """What a workspace's files say about its code: the language families holding at least ``MINOR_SHARE`` of
-    its code files, and the folders holding code in one of them."""
+    its code files, and the folders holding code of the largest family or of one holding ``MAJOR_SHARE``."""
 
     main_languages: frozenset[str]
     code_folders: frozenset[str]
@@ -136,7 +138,11 @@ def workspace_of(index: Index) -> Workspace:
     counts = Counter(spec(language_for_path(path)).family for path in code)
     total = sum(counts.values())
     main = frozenset(family for family, count in counts.items() if total and count / total >= MINOR_SHARE)
-    folders = frozenset(path.rpartition("/")[0] for path in code if spec(language_for_path(path)).family in main)
+    # The source proper is in the leading family and any other that holds a comparable share (TypeScript beside
+    # JavaScript), not in the shell scripts of the repository's root.
+    major = frozenset(family for family, count in counts.items()
+                      if count == max(counts.values()) or count / total >= MAJOR_SHARE)
+    folders = frozenset(path.rpartition("/")[0] for path in code if spec(language_for_path(path)).family in major)
     found = Workspace(main, folders)
     _WORKSPACES[index] = (len(index.files), found)
     return found
