@@ -338,7 +338,7 @@ def test_a_file_of_unknown_type_beside_the_source_is_part_of_it(tmp_path):
     items = {item.path: item for item in ask(built, "nth last limit semantics").items}
     grammar, theme, manual = items["src/builtin.jq"], items["assets/themes/nth.tmTheme"], items["docs/manual.txt"]
     assert not any(reason.startswith("rerank: prose") or "unknown type" in reason for reason in grammar.why)
-    assert any(reason.startswith("rerank: a file of unknown type away from the source") for reason in theme.why)
+    assert any(reason.startswith("rerank: a file of unknown type away from the source ×0.5") for reason in theme.why)
     assert any(reason.startswith("rerank: prose") for reason in manual.why)
     ranked = [path for path in items if items[path].source == "ranked"]
     assert ranked.index("src/builtin.jq") < ranked.index("assets/themes/nth.tmTheme")

@@ -14,9 +14,9 @@ reason it exists, and each that applies names itself in the place's ``why``:
   place's kind (×2.0);
 - code over non-code (prose ×0.5, settings and data ×0.6) unless the question
   is about documentation or configuration (a long report's title says so, not a
-  word in passing); a file of a type the language table does not know counts as
-  data unless it sits in a folder with the workspace's main code (a grammar
-  ``parser.y`` beside ``parser.c``, a ``builtin.jq`` beside ``builtin.c``);
+  word in passing); a file of a type the language table does not know (×0.5,
+  as prose was) unless it sits in a folder with the workspace's main code (a
+  grammar ``parser.y`` beside ``parser.c``, a ``builtin.jq`` beside ``builtin.c``);
 - the repository's main languages over incidental ones (×0.7): a Rust
   project's Python tooling rarely holds the answer;
 - a file's definitions over its header (×0.6 for the leading imports of a file
@@ -173,7 +173,7 @@ def factors(index: Index, chunk: Chunk, signals: Signals, defines_more: bool,
             found.append(("prose", "prose"))
     elif is_unknown_path(path):
         if path.rpartition("/")[0] not in workspace.code_folders and not signals.about_config:
-            found.append(("non_code", "a file of unknown type away from the source"))
+            found.append(("unknown", "a file of unknown type away from the source"))
     elif not is_code_path(path):
         if not signals.about_config:
             found.append(("non_code", "settings or data"))
