@@ -24,8 +24,9 @@ PROSE_FACTOR = 0.5
 # The rerank signals (``rerank.py``) and the factor of each, as designed. A factor of 1 switches a signal off;
 # ``SIGNALS`` below switches off by default those the benchmarks showed to lower quality (docs/benchmarks.md).
 DESIGNED_SIGNALS = (("definition", 1.3), ("documented", 1.2), ("recent", 1.1), ("verbatim", 1.5), ("kind", 2.0),
-                    ("prose", PROSE_FACTOR), ("non_code", 0.6), ("unknown", PROSE_FACTOR), ("minor_language", 0.7), ("header", 0.6), ("secondary", 0.5),
-                    ("barrel", 0.7), ("test", TEST_FACTOR), ("example", EXAMPLE_FACTOR))
+                    ("prose", PROSE_FACTOR), ("non_code", 0.6), ("unknown", PROSE_FACTOR), ("minor_language", 0.7),
+                    ("header", 0.6), ("secondary", 0.5), ("barrel", 0.7), ("test", TEST_FACTOR),
+                    ("example", EXAMPLE_FACTOR))
 OFF_BY_DEFAULT = frozenset({"definition", "documented", "header", "barrel"})
 SIGNALS = tuple((name, 1.0 if name in OFF_BY_DEFAULT else factor) for name, factor in DESIGNED_SIGNALS)
 STAGES = ("fusion", "rerank", "graph", "coherence", "backfill", "dependencies", "window", "expansion")
