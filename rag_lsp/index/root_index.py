@@ -33,6 +33,7 @@ from tree_sitter import Tree
 from rag_lsp.index.admission import DEFAULT_ADMISSION, Admission
 from rag_lsp.index.bm25_index import BM25Index
 from rag_lsp.index.cache import CachedFile, IndexCache, cache_path_for, fingerprint
+from rag_lsp.index.gc_pause import paused_gc
 from rag_lsp.index.parsing.incremental import NodeCache
 from rag_lsp.index.parsing.parse import blob_id, parse_file
 from rag_lsp.index.store import snapshot
@@ -165,9 +166,10 @@ class Index:
         started = time.perf_counter()
         walk_stats = WalkStats()
         stats = IndexStats(root=str(self.root), cache=self.stats.cache)
-        from_snapshot = self._load_snapshot() if not self.files else set()
+        with paused_gc(keep=not self.files):
+            from_snapshot = self._load_snapshot() if not self.files else set()
+            candidates, stats.truncated = self._within_budget(list(walk([self.root], walk_stats, self.admission)))
         cached = _Stamps(self.cache)
-        candidates, stats.truncated = self._within_budget(list(walk([self.root], walk_stats, self.admission)))
         deadline = started + self.budget.seconds if self.budget.seconds else None
         seen: set[str] = set()
         to_parse: list[_Work] = []

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rag_lsp.index.gc_pause import paused_gc
 from rag_lsp.index.root_index import Index
 from rag_lsp.model import Definition
 
@@ -77,10 +78,13 @@ def graph(index: Index) -> Graph:
     version = index.version
     if known is not None and known.version == version:
         return known.graph
+    # The first graph of an index is built once and lives as long as the index.
+    first = known is None
     if known is None or known.modules != index.symbols.modules.generation or known.blobs.keys() != index.files.keys():
         known = _Links(version, index.symbols.modules.generation, {}, {}, defaultdict(set), {}, defaultdict(set), {},
                        Graph(frozenset(), (), {}, {}))
-    _update(index, known)
+    with paused_gc(keep=first):
+        _update(index, known)
     known.version = version
     _CACHE[index] = known
     return known.graph
@@ -108,7 +112,7 @@ def _update(index: Index, links: _Links) -> None:
         links.blobs[path] = index.files[path].blob_id
     affected = set(changed).union(*(links.users.get(name, ()) for name in renamed))
     for path in affected:
-        links.out[path] = _links_of(index, path, links.definers)
+        links.out[path] = _links_of(index, path, links.used.get(path, frozenset()), links.definers)
     if affected or not links.graph.paths:
         links.graph = _graph_of(tuple(sorted(index.files)), links.out)
 
@@ -121,18 +125,19 @@ def _drop(table: dict[str, set[str]], name: str, path: str) -> None:
             del table[name]
 
 
-def _links_of(index: Index, path: str, definers: dict[str, set[str]]) -> frozenset[str]:
-    """The files ``path`` leans on: what its imports resolve to, and the files that define what it uses (a name
-    defined in more than ``MAX_DEFINITIONS`` files links nothing)."""
+def _links_of(index: Index, path: str, used: frozenset[str], definers: dict[str, set[str]]) -> frozenset[str]:
+    """The files ``path`` leans on: what its imports resolve to, and the files that define the names it uses
+    (a name defined in more than ``MAX_DEFINITIONS`` files links nothing)."""
     found: set[str] = set()
     for item in index.imports.get(path, ()):
         for target in index.symbols.modules.resolve(item.module, path, path)[:1]:
-            if target in index.files and target != path:
+            if target in index.files:
                 found.add(target)
-    for reference in index.references.get(path, ()):
-        targets = definers.get(reference.name, ())
-        if len(targets) <= MAX_DEFINITIONS:
-            found.update(target for target in targets if target != path)
+    for name in used:
+        targets = definers.get(name)
+        if targets is not None and len(targets) <= MAX_DEFINITIONS:
+            found |= targets
+    found.discard(path)
     return frozenset(found)
 
 
