@@ -30,7 +30,7 @@ from pathlib import Path
 
 from tree_sitter import Tree
 
-from rag_lsp.index.admission import DEFAULT_ADMISSION, Admission
+from rag_lsp.index.admission import CONTENT_REASONS, DEFAULT_ADMISSION, Admission
 from rag_lsp.index.bm25_index import BM25Index
 from rag_lsp.index.cache import CachedFile, IndexCache, cache_path_for, fingerprint
 from rag_lsp.index.gc_pause import paused_gc
@@ -145,6 +145,9 @@ class Index:
         self._bulk: dict[int, list[str]] | None = None
         # Whether the index changed since it was last written as a snapshot.
         self._unsaved = False
+        # Walked files that ``load`` rejected for their content, with the size and mtime they had: a refresh
+        # skips them while those hold instead of reading them again (Django's 1,300 locale binaries).
+        self.rejected: dict[str, tuple[int, int, str]] = {}
 
     @property
     def version(self) -> tuple[int, int]:
@@ -200,6 +203,7 @@ class Index:
             stale = sorted(path for path in set(self.files) - seen if not (skip and skip(path)))
             for path in stale:
                 self.remove_file(path)
+            self._forget_rejections({walked.path for walked in candidates})
         if self.cache:
             self.cache.delete_many(sorted((cached.loaded() - seen) | set(stale)))
         if self._unsaved:
@@ -212,6 +216,25 @@ class Index:
         if (warning := self.truncation_warning()) is not None:
             self.stats.warnings.append(warning)
         return self.stats
+
+    def _remember_rejection(self, walked: WalkedFile, reason: str | None,
+                            before: tuple[int, int, str] | None) -> None:
+        """Remember (or forget) why ``load`` rejected a walked file; only content reasons are worth keeping."""
+        now = (walked.size, walked.mtime_ns, reason) if reason in CONTENT_REASONS else None
+        if now == before:
+            return
+        if now is None:
+            del self.rejected[walked.path]
+        else:
+            self.rejected[walked.path] = now
+        self._unsaved = True
+
+    def _forget_rejections(self, walked: set[str]) -> None:
+        """Drop the remembered rejections of files the walk no longer yields or that are indexed now."""
+        gone = [path for path in self.rejected if path not in walked or path in self.files]
+        for path in gone:
+            del self.rejected[path]
+        self._unsaved = self._unsaved or bool(gone)
 
     def truncation_warning(self) -> str | None:
         """What an answer must say when the last refresh stopped at a budget (the index holds part of the root)."""
@@ -241,11 +264,16 @@ class Index:
         known = self.files.get(walked.path)
         if known and (known.size, known.mtime_ns) == (walked.size, walked.mtime_ns):
             return "current", None
+        rejected = self.rejected.get(walked.path)
+        if rejected and rejected[:2] == (walked.size, walked.mtime_ns):
+            walk_stats.skip(rejected[2], walked.path)
+            return "skipped", None
         stamp = cached.get(walked.path)
         if stamp and stamp[1:] == (walked.size, walked.mtime_ns) and self._install_cached(walked.path, None):
             return "reused", None
         loaded = load(walked, self.admission, walk_stats)
         if loaded.text is None or loaded.data is None:
+            self._remember_rejection(walked, loaded.skip, rejected)
             return "skipped", None
         blob = blob_id(loaded.data)
         if known and known.blob_id == blob:
@@ -448,6 +476,7 @@ class Index:
             self.imports = loaded.imports
             self.symbols = SymbolIndex()
             self.symbols.load(self.files, loaded.definitions, loaded.hints)
+            self.rejected = loaded.rejected
             self._next_id = max(self._next_id, int(loaded.meta.get("next_id", 0)))
             self._changes += 1
         return set(self.files)

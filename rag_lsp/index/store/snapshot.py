@@ -11,7 +11,9 @@ stored here in the form it is used in, so that loading is reading arrays:
 - the BM25 segment (``bm25_segment.py``) with its vocabulary;
 - definitions, references and imports, as columns (built into the symbol
   table's objects at load: the symbol table, the module map and the code graph
-  read them all on the first question anyway).
+  read them all on the first question anyway);
+- the walked files that were rejected for their content (binary, not UTF-8,
+  minified) with their size and mtime, so a warm start need not read them.
 
 Strings that repeat (names, kinds, languages) are stored once in a string
 table. ``load`` checks what it reads (sizes, ranges, ascending ids) and raises
@@ -34,7 +36,7 @@ from rag_lsp.model import Definition, Import, Reference
 if TYPE_CHECKING:
     from rag_lsp.index.root_index import Index
 
-FORMAT = 1
+FORMAT = 2
 
 
 @dataclass(slots=True)
@@ -62,6 +64,7 @@ class Loaded:
     references: dict[str, list[Reference]]
     imports: dict[str, list[Import]]
     hints: dict[str, str]
+    rejected: dict[str, tuple[int, int, str]]
 
 
 class _Strings:
@@ -97,6 +100,10 @@ def save(index: Index, writer: SnapshotWriter, meta: dict) -> BinaryIO:
     writer.array("file_chunks", np.fromiter((i for e in entries for i in e.chunk_ids), dtype=np.int64))
     _save_chunks(index, paths, strings, writer)
     _save_symbols(index, paths, strings, writer)
+    rejected = sorted(index.rejected)
+    writer.blob("rejected_paths", "\0".join(rejected).encode("utf-8", "surrogatepass"))
+    writer.array("rejected_stamps", np.array([index.rejected[path][:2] for path in rejected], dtype=np.int64).ravel())
+    writer.array("rejected_reason", np.array([strings(index.rejected[path][2]) for path in rejected], dtype=np.int32))
     segment = index.bm25.segment
     writer.blob("bm25_terms", "\0".join(segment.terms).encode("utf-8", "surrogatepass"))
     for name, values in segment.arrays().items():
@@ -211,7 +218,17 @@ def _load(source: SnapshotFile, meta: dict) -> Loaded:
                                for module, line, names, aliases in found]
                for number, found in extra["imports"].items()}
     hints = {paths[number]: hint for number, hint in extra["hints"].items()}
-    return Loaded(meta, files, chunks, segment, definitions, references, imports, hints)
+    return Loaded(meta, files, chunks, segment, definitions, references, imports, hints,
+                  _load_rejected(source, strings))
+
+
+def _load_rejected(source: SnapshotFile, strings: list[str]) -> dict[str, tuple[int, int, str]]:
+    paths = _split(source.blob("rejected_paths"))
+    stamps, reasons = source.array("rejected_stamps"), source.array("rejected_reason")
+    _require(len(stamps) == 2 * len(paths) and len(reasons) == len(paths) and _within(reasons, len(strings)),
+             "rejected files")
+    return {path: (size, mtime, strings[reason])
+            for path, size, mtime, reason in zip(paths, stamps[0::2].tolist(), stamps[1::2].tolist(), reasons.tolist())}
 
 
 def _load_files(source: SnapshotFile, strings: list[str]) -> list[StoredFile]:
