@@ -30,14 +30,15 @@ from pathlib import Path
 
 from tree_sitter import Tree
 
+from rag_lsp.gc_pause import paused_gc
 from rag_lsp.index.admission import CONTENT_REASONS, DEFAULT_ADMISSION, Admission
 from rag_lsp.index.bm25_index import BM25Index
 from rag_lsp.index.cache import CachedFile, IndexCache, cache_path_for, fingerprint
-from rag_lsp.index.gc_pause import paused_gc
 from rag_lsp.index.parsing.incremental import NodeCache
 from rag_lsp.index.parsing.parse import blob_id, parse_file
 from rag_lsp.index.store import snapshot
 from rag_lsp.index.store.chunk_table import ChunkTable
+from rag_lsp.index.store.code_links import CodeLinks, file_links, loaded_links
 from rag_lsp.index.store.snapshot_file import SnapshotError, SnapshotFile, SnapshotWriter
 from rag_lsp.index.symbol_table import SymbolIndex
 from rag_lsp.index.terms import path_tokens, tokenize
@@ -148,6 +149,8 @@ class Index:
         # Walked files that ``load`` rejected for their content, with the size and mtime they had: a refresh
         # skips them while those hold instead of reading them again (Django's 1,300 locale binaries).
         self.rejected: dict[str, tuple[int, int, str]] = {}
+        # The files' links (the code graph's edges), computed when first asked for or loaded from the snapshot.
+        self.links: CodeLinks | None = None
 
     @property
     def version(self) -> tuple[int, int]:
@@ -206,7 +209,8 @@ class Index:
             self._forget_rejections({walked.path for walked in candidates})
         if self.cache:
             self.cache.delete_many(sorted((cached.loaded() - seen) | set(stale)))
-        if self._unsaved:
+        if self._unsaved or (self.cache and (self.links is None or self.links.version != self.version)):
+            # Also when only the links are missing: a save in the middle of the refresh left them out.
             self.save()
         stats.removed = len(stale)
         stats.skipped = walk_stats.skipped
@@ -479,16 +483,23 @@ class Index:
             self.rejected = loaded.rejected
             self._next_id = max(self._next_id, int(loaded.meta.get("next_id", 0)))
             self._changes += 1
+            if loaded.links is not None:
+                # The index's references dict is updated in place by later installs: the links keep a copy.
+                self.links = loaded_links(self, loaded.links, loaded.definitions, dict(loaded.references))
         return set(self.files)
 
-    def save(self) -> None:
+    def save(self, with_links: bool = True) -> None:
         """Write the index as a snapshot and serve its chunks and postings from it from now on.
 
         The snapshot goes to the cache (atomically: another process reading
         the old one keeps it), or to an anonymous temporary file without one.
         Failing to write costs only the saving: the index stays as it was.
+        ``with_links`` brings the file links up to date first, so the snapshot
+        holds them (a save in the middle of a refresh leaves them out).
         """
         with self.lock:
+            if with_links:
+                file_links(self)
             self.bm25.compact()
             target = self.cache.snapshot_path if self.cache and self.cache.available else None
             meta = {**self._snapshot_identity(), "next_id": self._next_id}
@@ -512,7 +523,7 @@ class Index:
         """Mid-refresh: move the chunks held as objects into a snapshot once they are many."""
         live = len(self.chunks.live)
         if live >= REBASE_CHUNKS and live * 2 >= len(self.chunks):
-            self.save()
+            self.save(with_links=False)
 
     # Queries over what is indexed.
 

@@ -18,8 +18,8 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 from typing import TypeVar, cast
 
+from rag_lsp.gc_pause import paused_gc
 from rag_lsp.index.admission import is_secret_path
-from rag_lsp.index.gc_pause import paused_gc
 from rag_lsp.index.module_map import name_and_suffix
 from rag_lsp.index.root_index import Index
 from rag_lsp.index.terms import tokenize

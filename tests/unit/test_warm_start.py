@@ -6,10 +6,14 @@ import shutil
 from collections import Counter
 from pathlib import Path, PurePosixPath
 
+import numpy as np
 import pytest
 
 from rag_lsp.index import root_index
 from rag_lsp.index.root_index import Index
+from rag_lsp.index.store import snapshot as snapshot_format
+from rag_lsp.index.store.code_links import file_links
+from rag_lsp.index.store.snapshot_file import SnapshotError, SnapshotFile, SnapshotWriter
 from rag_lsp.index.tables import workspace_tables
 from rag_lsp.index.terms import tokenize
 from rag_lsp.retrieval.ranking.centrality import graph
@@ -120,3 +124,65 @@ def test_files_rejected_for_their_content_are_not_read_again_while_unchanged(wor
     assert reloaded.refresh().skipped["binary"] == 1 and read == []
     size = (workspace / "assets" / "logo.txt").stat().st_size
     assert reloaded.rejected["assets/logo.txt"][::2] == (size, "binary")
+
+
+def test_a_warm_start_loads_the_links_it_saved_and_they_equal_a_rebuild(workspace):
+    Index(workspace).refresh()
+    index = warm(workspace)
+    assert index.links is not None and index.links.names is None  # loaded, not computed
+    loaded = dict(index.links.out)
+    rebuilt = fresh(workspace)
+    with rebuilt.lock:
+        assert loaded == file_links(rebuilt).out
+    assert any(loaded.values())
+
+
+def _rewrite(path: Path, meta: dict | None = None, arrays: dict | None = None) -> None:
+    """Copy a snapshot over itself with some metadata or arrays replaced."""
+    source = SnapshotFile(path)
+    writer = SnapshotWriter(path)
+    for name in sorted(source.names()):
+        try:
+            writer.array(name, (arrays or {}).get(name, source.array(name)))
+        except SnapshotError:
+            writer.blob(name, bytes(source.blob(name)))
+    writer.commit({**source.meta, **(meta or {})}).close()
+
+
+@pytest.mark.parametrize("change", ["link out of range", "links cut short", "older format"])
+def test_a_snapshot_with_bad_links_or_an_older_format_is_rebuilt(workspace, change):
+    first = Index(workspace)
+    first.refresh()
+    path = first.cache.snapshot_path
+    first.close()
+    targets = SnapshotFile(path).array("link_targets")
+    if change == "link out of range":
+        _rewrite(path, arrays={"link_targets": np.full_like(targets, 10_000)})
+    elif change == "links cut short":
+        _rewrite(path, arrays={"link_targets": targets[:-1].copy()})
+    else:
+        _rewrite(path, meta={"format": snapshot_format.FORMAT - 1})
+    index = Index(workspace)
+    stats = index.refresh()
+    assert stats.reused == len(index.files) and stats.parsed == 0
+    assert any("snapshot" in warning for warning in stats.warnings) == (change != "older format")
+    assert derived(index) == derived(fresh(workspace))
+    assert Index(workspace).refresh().reused == len(index.files)
+
+
+def test_links_loaded_from_a_snapshot_follow_edits_of_contents_only(workspace):
+    """No file added or removed: the loaded links are updated in place, from the names the snapshot's files
+    had (a renamed class loses its users' links), between runs and then in the same process."""
+    Index(workspace).refresh()
+    limiter = workspace / "scripts" / "limits" / "rate_limiter.py"
+    limiter.write_text(limiter.read_text().replace("class FixedWindow", "class SlidingWindow"))
+    index = warm(workspace)
+    assert index.stats.parsed == 1 and index.links is not None and index.links.names is not None
+    assert derived(index) == derived(fresh(workspace))
+
+    again = warm(workspace)
+    assert again.links is not None and again.links.names is None
+    firewall = (workspace / "scripts" / "firewall.py").read_text().replace("class Firewall", "class Gate")
+    again.set_file("scripts/firewall.py", firewall)
+    (workspace / "scripts" / "firewall.py").write_text(firewall)
+    assert derived(again) == derived(fresh(workspace))

@@ -12,6 +12,8 @@ stored here in the form it is used in, so that loading is reading arrays:
 - definitions, references and imports, as columns (built into the symbol
   table's objects at load: the symbol table, the module map and the code graph
   read them all on the first question anyway);
+- each file's links to the files it leans on (``code_links.py``, the code
+  graph's edges), when they were computed for the index as saved;
 - the walked files that were rejected for their content (binary, not UTF-8,
   minified) with their size and mtime, so a warm start need not read them.
 
@@ -36,7 +38,7 @@ from rag_lsp.model import Definition, Import, Reference
 if TYPE_CHECKING:
     from rag_lsp.index.root_index import Index
 
-FORMAT = 2
+FORMAT = 3
 
 
 @dataclass(slots=True)
@@ -65,6 +67,7 @@ class Loaded:
     imports: dict[str, list[Import]]
     hints: dict[str, str]
     rejected: dict[str, tuple[int, int, str]]
+    links: dict[str, frozenset[str]] | None
 
 
 class _Strings:
@@ -100,6 +103,12 @@ def save(index: Index, writer: SnapshotWriter, meta: dict) -> BinaryIO:
     writer.array("file_chunks", np.fromiter((i for e in entries for i in e.chunk_ids), dtype=np.int64))
     _save_chunks(index, paths, strings, writer)
     _save_symbols(index, paths, strings, writer)
+    links = index.links if index.links is not None and index.links.version == index.version else None
+    if links is not None:
+        number = {path: position for position, path in enumerate(paths)}
+        targets = [sorted(number[target] for target in links.out.get(path, ())) for path in paths]
+        writer.array("link_ptr", np.cumsum([0, *map(len, targets)], dtype=np.int64))
+        writer.array("link_targets", np.fromiter((t for found in targets for t in found), dtype=np.int32))
     rejected = sorted(index.rejected)
     writer.blob("rejected_paths", "\0".join(rejected).encode("utf-8", "surrogatepass"))
     writer.array("rejected_stamps", np.array([index.rejected[path][:2] for path in rejected], dtype=np.int64).ravel())
@@ -109,7 +118,7 @@ def save(index: Index, writer: SnapshotWriter, meta: dict) -> BinaryIO:
     for name, values in segment.arrays().items():
         writer.array(f"bm25_{name}", values)
     writer.blob("strings", strings.encoded())
-    return writer.commit({**meta, "format": FORMAT, "files": len(paths)})
+    return writer.commit({**meta, "format": FORMAT, "files": len(paths), "links": links is not None})
 
 
 def _save_chunks(index: Index, paths: list[str], strings: _Strings, writer: SnapshotWriter) -> None:
@@ -218,8 +227,17 @@ def _load(source: SnapshotFile, meta: dict) -> Loaded:
                                for module, line, names, aliases in found]
                for number, found in extra["imports"].items()}
     hints = {paths[number]: hint for number, hint in extra["hints"].items()}
+    links = _load_links(source, paths) if meta.get("links") else None
     return Loaded(meta, files, chunks, segment, definitions, references, imports, hints,
-                  _load_rejected(source, strings))
+                  _load_rejected(source, strings), links)
+
+
+def _load_links(source: SnapshotFile, paths: list[str]) -> dict[str, frozenset[str]]:
+    pointer, targets = source.array("link_ptr"), source.array("link_targets")
+    _require(len(pointer) == len(paths) + 1 and _rising(pointer, len(targets)) and _within(targets, len(paths)),
+             "file links")
+    bounds, numbers = pointer.tolist(), targets.tolist()
+    return {path: frozenset([paths[t] for t in numbers[bounds[i] : bounds[i + 1]]]) for i, path in enumerate(paths)}
 
 
 def _load_rejected(source: SnapshotFile, strings: list[str]) -> dict[str, tuple[int, int, str]]:
