@@ -134,8 +134,10 @@ def _walk_roots(walks: list[_RootWalk], stats: WalkStats) -> Iterator[WalkedFile
     """Walk the roots in order, yielding a file reached through overlapping roots only once."""
     seen: set[str] = set()
     for root_walk in walks:
+        # Roots are resolved, absolute paths: joined as POSIX strings they need no normalisation.
+        prefix = root_walk.root.as_posix().rstrip("/") + "/"
         for file in root_walk.files():
-            key = os.path.join(root_walk.root, file.path)
+            key = prefix + file.path
             if key not in seen:
                 seen.add(key)
                 stats.files += 1
