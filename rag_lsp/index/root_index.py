@@ -147,7 +147,7 @@ class Index:
         # Whether the index changed since it was last written as a snapshot.
         self._unsaved = False
         # Walked files that ``load`` rejected for their content, with the size and mtime they had: a refresh
-        # skips them while those hold instead of reading them again (Django's 1,300 locale binaries).
+        # skips them while those hold instead of reading them again (on Django, 1,300 binaries, mostly .mo files).
         self.rejected: dict[str, tuple[int, int, str]] = {}
         # The files' links (the code graph's edges), computed when first asked for or loaded from the snapshot.
         self.links: CodeLinks | None = None
