@@ -41,6 +41,9 @@ SKIP_REASONS: tuple[str, ...] = (
 # Not a walk rule but an operator's choice, counted beside them.
 LANGUAGE_DISABLED = "language_disabled"
 ADMISSION_REASONS: tuple[str, ...] = (*SKIP_REASONS, LANGUAGE_DISABLED)
+# Reasons ``load`` finds in a file's bytes alone (under the size limit, which the walk checks first): the same
+# bytes always give the same reason, so a file unchanged since (same size and mtime) need not be read again.
+CONTENT_REASONS = frozenset({"binary", "non_utf8", "minified"})
 
 # Hidden directories that are still indexed, because CI configuration is a frequent question.
 VISIBLE_HIDDEN_DIRS = frozenset({".github"})

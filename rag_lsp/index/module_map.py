@@ -26,7 +26,7 @@ _DIRECTORY_STEMS = frozenset({"__init__", "index", "mod"})
 _RUST_ROOT_STEMS = frozenset({"lib", "main"})
 
 
-def _name_and_suffix(path: str) -> tuple[str, str]:
+def name_and_suffix(path: str) -> tuple[str, str]:
     """A relative path's file name and its suffix as ``PurePosixPath`` gives them, without building one."""
     name = path.rsplit("/", 1)[-1]
     dot = name.rfind(".")
@@ -35,7 +35,7 @@ def _name_and_suffix(path: str) -> tuple[str, str]:
 
 def is_directory_module(path: str) -> bool:
     """Whether a file stands for its directory (``__init__.py``, ``index.ts``, ``mod.rs``, ``lib.rs``)."""
-    name, suffix = _name_and_suffix(path)
+    name, suffix = name_and_suffix(path)
     stem = name.split(".", 1)[0]
     return stem in _DIRECTORY_STEMS or (suffix == ".rs" and stem in _RUST_ROOT_STEMS)
 # Leading directories that hold code but are not part of module names.
@@ -55,7 +55,7 @@ def segments(module: str) -> list[str]:
 def module_key(path: str) -> tuple[str, ...]:
     """A file's module segments: its path without extension and without a directory-module stem."""
     parts = [part for part in path.split("/")[:-1] if part and part != "."]
-    name, suffix = _name_and_suffix(path)
+    name, suffix = name_and_suffix(path)
     if suffix == ".go" and parts:
         # A Go package is its directory: every file in it answers to the import path.
         return tuple(parts)

@@ -30,13 +30,15 @@ from pathlib import Path
 
 from tree_sitter import Tree
 
-from rag_lsp.index.admission import DEFAULT_ADMISSION, Admission
+from rag_lsp.gc_pause import paused_gc
+from rag_lsp.index.admission import CONTENT_REASONS, DEFAULT_ADMISSION, Admission
 from rag_lsp.index.bm25_index import BM25Index
 from rag_lsp.index.cache import CachedFile, IndexCache, cache_path_for, fingerprint
 from rag_lsp.index.parsing.incremental import NodeCache
 from rag_lsp.index.parsing.parse import blob_id, parse_file
 from rag_lsp.index.store import snapshot
 from rag_lsp.index.store.chunk_table import ChunkTable
+from rag_lsp.index.store.code_links import CodeLinks, file_links, loaded_links
 from rag_lsp.index.store.snapshot_file import SnapshotError, SnapshotFile, SnapshotWriter
 from rag_lsp.index.symbol_table import SymbolIndex
 from rag_lsp.index.terms import path_tokens, tokenize
@@ -144,6 +146,11 @@ class Index:
         self._bulk: dict[int, list[str]] | None = None
         # Whether the index changed since it was last written as a snapshot.
         self._unsaved = False
+        # Walked files that ``load`` rejected for their content, with the size and mtime they had: a refresh
+        # skips them while those hold instead of reading them again (on Django, 1,300 binaries, mostly .mo files).
+        self.rejected: dict[str, tuple[int, int, str]] = {}
+        # The files' links (the code graph's edges), computed when first asked for or loaded from the snapshot.
+        self.links: CodeLinks | None = None
 
     @property
     def version(self) -> tuple[int, int]:
@@ -165,9 +172,10 @@ class Index:
         started = time.perf_counter()
         walk_stats = WalkStats()
         stats = IndexStats(root=str(self.root), cache=self.stats.cache)
-        from_snapshot = self._load_snapshot() if not self.files else set()
+        with paused_gc(keep=not self.files):
+            from_snapshot = self._load_snapshot() if not self.files else set()
+            candidates, stats.truncated = self._within_budget(list(walk([self.root], walk_stats, self.admission)))
         cached = _Stamps(self.cache)
-        candidates, stats.truncated = self._within_budget(list(walk([self.root], walk_stats, self.admission)))
         deadline = started + self.budget.seconds if self.budget.seconds else None
         seen: set[str] = set()
         to_parse: list[_Work] = []
@@ -198,9 +206,11 @@ class Index:
             stale = sorted(path for path in set(self.files) - seen if not (skip and skip(path)))
             for path in stale:
                 self.remove_file(path)
+            self._forget_rejections({walked.path for walked in candidates})
         if self.cache:
             self.cache.delete_many(sorted((cached.loaded() - seen) | set(stale)))
-        if self._unsaved:
+        if self._unsaved or (self.cache and (self.links is None or self.links.version != self.version)):
+            # Also when only the links are missing: a save in the middle of the refresh left them out.
             self.save()
         stats.removed = len(stale)
         stats.skipped = walk_stats.skipped
@@ -210,6 +220,25 @@ class Index:
         if (warning := self.truncation_warning()) is not None:
             self.stats.warnings.append(warning)
         return self.stats
+
+    def _remember_rejection(self, walked: WalkedFile, reason: str | None,
+                            before: tuple[int, int, str] | None) -> None:
+        """Remember (or forget) why ``load`` rejected a walked file; only content reasons are worth keeping."""
+        now = (walked.size, walked.mtime_ns, reason) if reason in CONTENT_REASONS else None
+        if now == before:
+            return
+        if now is None:
+            del self.rejected[walked.path]
+        else:
+            self.rejected[walked.path] = now
+        self._unsaved = True
+
+    def _forget_rejections(self, walked: set[str]) -> None:
+        """Drop the remembered rejections of files the walk no longer yields or that are indexed now."""
+        gone = [path for path in self.rejected if path not in walked or path in self.files]
+        for path in gone:
+            del self.rejected[path]
+        self._unsaved = self._unsaved or bool(gone)
 
     def truncation_warning(self) -> str | None:
         """What an answer must say when the last refresh stopped at a budget (the index holds part of the root)."""
@@ -239,11 +268,16 @@ class Index:
         known = self.files.get(walked.path)
         if known and (known.size, known.mtime_ns) == (walked.size, walked.mtime_ns):
             return "current", None
+        rejected = self.rejected.get(walked.path)
+        if rejected and rejected[:2] == (walked.size, walked.mtime_ns):
+            walk_stats.skip(rejected[2], walked.path)
+            return "skipped", None
         stamp = cached.get(walked.path)
         if stamp and stamp[1:] == (walked.size, walked.mtime_ns) and self._install_cached(walked.path, None):
             return "reused", None
         loaded = load(walked, self.admission, walk_stats)
         if loaded.text is None or loaded.data is None:
+            self._remember_rejection(walked, loaded.skip, rejected)
             return "skipped", None
         blob = blob_id(loaded.data)
         if known and known.blob_id == blob:
@@ -446,18 +480,26 @@ class Index:
             self.imports = loaded.imports
             self.symbols = SymbolIndex()
             self.symbols.load(self.files, loaded.definitions, loaded.hints)
+            self.rejected = loaded.rejected
             self._next_id = max(self._next_id, int(loaded.meta.get("next_id", 0)))
             self._changes += 1
+            if loaded.links is not None:
+                # The index's references dict is updated in place by later installs: the links keep a copy.
+                self.links = loaded_links(self, loaded.links, loaded.definitions, dict(loaded.references))
         return set(self.files)
 
-    def save(self) -> None:
+    def save(self, with_links: bool = True) -> None:
         """Write the index as a snapshot and serve its chunks and postings from it from now on.
 
         The snapshot goes to the cache (atomically: another process reading
         the old one keeps it), or to an anonymous temporary file without one.
         Failing to write costs only the saving: the index stays as it was.
+        ``with_links`` brings the file links up to date first, so the snapshot
+        holds them (a save in the middle of a refresh leaves them out).
         """
         with self.lock:
+            if with_links:
+                file_links(self)
             self.bm25.compact()
             target = self.cache.snapshot_path if self.cache and self.cache.available else None
             meta = {**self._snapshot_identity(), "next_id": self._next_id}
@@ -481,7 +523,7 @@ class Index:
         """Mid-refresh: move the chunks held as objects into a snapshot once they are many."""
         live = len(self.chunks.live)
         if live >= REBASE_CHUNKS and live * 2 >= len(self.chunks):
-            self.save()
+            self.save(with_links=False)
 
     # Queries over what is indexed.
 

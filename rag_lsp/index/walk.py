@@ -51,9 +51,13 @@ class WalkedFile:
 
     root: Path
     path: str
-    abs_path: Path
     size: int
     mtime_ns: int
+
+    @property
+    def abs_path(self) -> Path:
+        """The file's absolute path, built when asked for: a warm start walks thousands of files it never opens."""
+        return self.root / self.path
 
 
 @dataclass(slots=True)
@@ -73,6 +77,8 @@ class WalkStats:
         if len(examples) < EXAMPLES_PER_REASON:
             examples.append(path)
 
+
+_IGNORE_NAMES = frozenset(IGNORE_FILES)
 
 # Ignore specs in force in a directory, shallowest first, each with the directory it is relative to.
 _Layers = tuple[tuple[str, GitIgnoreSpec], ...]
@@ -126,11 +132,14 @@ def _resolve_roots(roots: Sequence[Path | str]) -> list[Path]:
 
 def _walk_roots(walks: list[_RootWalk], stats: WalkStats) -> Iterator[WalkedFile]:
     """Walk the roots in order, yielding a file reached through overlapping roots only once."""
-    seen: set[Path] = set()
+    seen: set[str] = set()
     for root_walk in walks:
+        # Roots are resolved, absolute paths: joined as POSIX strings they need no normalisation.
+        prefix = root_walk.root.as_posix().rstrip("/") + "/"
         for file in root_walk.files():
-            if file.abs_path not in seen:
-                seen.add(file.abs_path)
+            key = prefix + file.path
+            if key not in seen:
+                seen.add(key)
                 stats.files += 1
                 yield file
 
@@ -144,7 +153,7 @@ class _RootWalk:
 
     def files(self) -> Iterator[WalkedFile]:
         """Walk depth-first in pre-order; an explicit stack means no recursion limit to hit."""
-        exclude = _read_lines(self.root / ".git" / "info" / "exclude")
+        exclude = _read_lines(os.path.join(self.root, ".git", "info", "exclude"))
         opened = self._open(_Dir(str(self.root), "", ()), exclude)
         stack = [opened] if opened else []
         while stack:
@@ -168,7 +177,7 @@ class _RootWalk:
             elif reason := self._file_reason(entry.name, rel, st.st_size, parent.layers):
                 self.stats.skip(reason, rel)
             else:
-                yield WalkedFile(self.root, rel, self.root / rel, st.st_size, st.st_mtime_ns)
+                yield WalkedFile(self.root, rel, st.st_size, st.st_mtime_ns)
 
     def _enter(self, entry: os.DirEntry[str], rel: str, parent: _Dir) -> _Opened | None:
         """Open a subdirectory for walking, or count the one reason it is pruned."""
@@ -190,13 +199,17 @@ class _RootWalk:
         except OSError:
             self.stats.skip("unreadable", directory.rel or ".")
             return None
-        return self._layered(directory, inherited_lines), iter(entries)
+        # Only the ignore files the listing shows are read: most directories have none, and asking the
+        # disk for each name in each directory cost a warm start more than the listing itself.
+        listed = {entry.name for entry in entries if entry.name in _IGNORE_NAMES}
+        present = [name for name in IGNORE_FILES if name in listed]
+        return self._layered(directory, inherited_lines, present), iter(entries)
 
-    def _layered(self, directory: _Dir, inherited_lines: list[str]) -> _Dir:
-        """The directory with its ignore files (and ``inherited_lines``) as a new, deeper layer."""
+    def _layered(self, directory: _Dir, inherited_lines: list[str], names: Sequence[str] = IGNORE_FILES) -> _Dir:
+        """The directory with its ignore files among ``names`` (and ``inherited_lines``) as a new, deeper layer."""
         lines = list(inherited_lines)
-        for name in IGNORE_FILES:
-            lines += _read_lines(Path(directory.abs_path, name))
+        for name in names:
+            lines += _read_lines(os.path.join(directory.abs_path, name))
         if lines:
             layer = (directory.rel, _compile(lines))
             directory = _Dir(directory.abs_path, directory.rel, (*directory.layers, layer))
@@ -206,7 +219,8 @@ class _RootWalk:
         """Why the walk would leave out the file at ``rel`` (its path and size rules), or None if it would
         yield it: the rules applied along its path alone, without listing any directory."""
         parts = rel.split("/")
-        directory = self._layered(_Dir(str(self.root), "", ()), _read_lines(self.root / ".git" / "info" / "exclude"))
+        exclude = _read_lines(os.path.join(self.root, ".git", "info", "exclude"))
+        directory = self._layered(_Dir(str(self.root), "", ()), exclude)
         for depth, name in enumerate(parts[:-1], 1):
             dir_rel = "/".join(parts[:depth])
             path = os.path.join(self.root, dir_rel)
@@ -256,7 +270,7 @@ def _last_match(spec: GitIgnoreSpec, directory: str) -> bool | None:
     return verdict
 
 
-def _read_lines(path: Path) -> list[str]:
+def _read_lines(path: str) -> list[str]:
     """Read an ignore file's lines; a missing or unreadable one simply contributes no rules.
 
     It is not counted as a skip: the ignore file itself is hidden and already
@@ -265,7 +279,8 @@ def _read_lines(path: Path) -> list[str]:
     try:
         if not stat.S_ISREG(os.lstat(path).st_mode):
             return []
-        return path.read_bytes().decode("utf-8", "surrogateescape").splitlines()
+        with open(path, "rb") as handle:
+            return handle.read().decode("utf-8", "surrogateescape").splitlines()
     except OSError:
         return []
 

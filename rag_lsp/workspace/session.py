@@ -295,7 +295,7 @@ class Session:
                         progress(offset[0] + done, offset[1] + total)
 
                 try:
-                    stats = root.index.refresh(report, skip=lambda rel, path=path: self._is_open(path / rel))
+                    stats = root.index.refresh(report, skip=lambda rel, path=path: self._is_open_under(path, rel))
                 except _Stopped:
                     break
                 except OSError as exc:
@@ -330,6 +330,11 @@ class Session:
 
     def _is_open(self, path: Path) -> bool:
         return path in self.documents
+
+    def _is_open_under(self, root: Path, rel: str) -> bool:
+        """Whether the file at ``rel`` under ``root`` is open; no path is built while nothing is open (a
+        refresh asks this of every file)."""
+        return bool(self.documents) and root / rel in self.documents
 
     # Files and buffers.
 

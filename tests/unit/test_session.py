@@ -191,6 +191,7 @@ def test_a_new_file_saved_in_the_editor_stays_indexed_after_close(ledger_root):
 
 
 def test_after_prepare_answers_the_first_question_builds_no_table_and_no_graph(tmp_path, monkeypatch):
+    from rag_lsp.index.store import code_links
     from rag_lsp.index.tables import WorkspaceTables
     from rag_lsp.retrieval.ranking import centrality
 
@@ -202,7 +203,8 @@ def test_after_prepare_answers_the_first_question_builds_no_table_and_no_graph(t
     session.index_roots()
     session.prepare_answers()
     built = []
-    monkeypatch.setattr(centrality, "_update", lambda *args: built.append("graph"))
+    monkeypatch.setattr(code_links, "_update", lambda *args: built.append("links"))
+    monkeypatch.setattr(centrality, "_graph_of", lambda *args: built.append("graph"))
     monkeypatch.setattr(WorkspaceTables, "_add", lambda *args: built.append("tables"))
     answer = ask(session, ContextRequest("why does Ledger.post fail"))
     assert answer["items"] and answer["items"][0]["path"] == "shop/ledger.py"

@@ -10,16 +10,12 @@ Three things come from it (mindnet's graph expansion, aider's repository map):
 - the **dependencies** of the top places: the definitions their code uses from
   other files, which a reader needs to follow them.
 
-The graph is built from the index's imports (resolved through the module map)
-and references (a name used in one file and defined in at most
-``MAX_DEFINITIONS`` files links them). It always describes the index as it is
-now — a question after an edit gets the answer a fresh index of the same text
-gets — but it is not rebuilt per keystroke: after edits that change file
-contents only, the links of the changed files and of the files using a name
-whose definers changed are recomputed, then PageRank runs again (after an edit
-of Django's ``db/models/query.py``, 34 ms where the first build took 0.8 s, on
-a loaded 2-core machine). Files added or removed, or module names that changed,
-rebuild it.
+The graph's edges are the index's file links (``index/store/code_links.py``: imports
+resolved through the module map, and uses of a name defined in at most
+``MAX_DEFINITIONS`` files), which are kept per index, updated after edits and
+loaded from the snapshot on a warm start. The graph always describes the index
+as it is now — a question after an edit gets the answer a fresh index of the
+same text gets — and PageRank runs again only when a link changed.
 """
 
 from __future__ import annotations
@@ -31,12 +27,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from rag_lsp.index.root_index import Index
+from rag_lsp.index.store.code_links import file_links
 from rag_lsp.model import Definition
 
 DAMPING = 0.85
 ITERATIONS = 30
-# A name defined in more files than this links nothing (``get``, ``run``): it says nothing about which file.
-MAX_DEFINITIONS = 3
 # Dependencies of one place, and the names of a place looked at for them.
 DEPENDENCIES_PER_PLACE = 2
 NAMES_PER_PLACE = 40
@@ -52,88 +47,19 @@ class Graph:
     centrality: dict[str, float]
 
 
-@dataclass(slots=True)
-class _Links:
-    """What a graph was computed from, kept to update it after edits: the text of each file (its blob id), the
-    names each file defines and uses with their reverse maps, and each file's outgoing links."""
-
-    version: tuple[int, int]
-    modules: int
-    blobs: dict[str, str]
-    defined: dict[str, frozenset[str]]
-    definers: dict[str, set[str]]
-    used: dict[str, frozenset[str]]
-    users: dict[str, set[str]]
-    out: dict[str, frozenset[str]]
-    graph: Graph
-
-
-_CACHE: weakref.WeakKeyDictionary[Index, _Links] = weakref.WeakKeyDictionary()
+# The graph last built for an index, with the ``changes`` count of the links it was built from.
+_CACHE: weakref.WeakKeyDictionary[Index, tuple[int, Graph]] = weakref.WeakKeyDictionary()
 
 
 def graph(index: Index) -> Graph:
     """The graph of the index's files as they are now; call under ``index.lock``."""
+    links = file_links(index)
     known = _CACHE.get(index)
-    version = index.version
-    if known is not None and known.version == version:
-        return known.graph
-    if known is None or known.modules != index.symbols.modules.generation or known.blobs.keys() != index.files.keys():
-        known = _Links(version, index.symbols.modules.generation, {}, {}, defaultdict(set), {}, defaultdict(set), {},
-                       Graph(frozenset(), (), {}, {}))
-    _update(index, known)
-    known.version = version
-    _CACHE[index] = known
-    return known.graph
-
-
-def _update(index: Index, links: _Links) -> None:
-    """Bring ``links`` to the index's current files: the names of the changed files, then the links of every
-    file whose links can have changed, then the graph."""
-    changed = sorted(path for path, entry in index.files.items() if links.blobs.get(path) != entry.blob_id)
-    renamed: set[str] = set()
-    for path in changed:
-        defined = frozenset(d.name for d in index.symbols.in_file(path))
-        old = links.defined.get(path, frozenset())
-        for name in old - defined:
-            _drop(links.definers, name, path)
-        for name in defined - old:
-            links.definers[name].add(path)
-        renamed |= old ^ defined
-        used = frozenset(r.name for r in index.references.get(path, ()))
-        for name in links.used.get(path, frozenset()) - used:
-            _drop(links.users, name, path)
-        for name in used:
-            links.users[name].add(path)
-        links.defined[path], links.used[path] = defined, used
-        links.blobs[path] = index.files[path].blob_id
-    affected = set(changed).union(*(links.users.get(name, ()) for name in renamed))
-    for path in affected:
-        links.out[path] = _links_of(index, path, links.definers)
-    if affected or not links.graph.paths:
-        links.graph = _graph_of(tuple(sorted(index.files)), links.out)
-
-
-def _drop(table: dict[str, set[str]], name: str, path: str) -> None:
-    found = table.get(name)
-    if found is not None:
-        found.discard(path)
-        if not found:
-            del table[name]
-
-
-def _links_of(index: Index, path: str, definers: dict[str, set[str]]) -> frozenset[str]:
-    """The files ``path`` leans on: what its imports resolve to, and the files that define what it uses (a name
-    defined in more than ``MAX_DEFINITIONS`` files links nothing)."""
-    found: set[str] = set()
-    for item in index.imports.get(path, ()):
-        for target in index.symbols.modules.resolve(item.module, path, path)[:1]:
-            if target in index.files and target != path:
-                found.add(target)
-    for reference in index.references.get(path, ()):
-        targets = definers.get(reference.name, ())
-        if len(targets) <= MAX_DEFINITIONS:
-            found.update(target for target in targets if target != path)
-    return frozenset(found)
+    if known is not None and known[0] == links.changes:
+        return known[1]
+    built = _graph_of(tuple(sorted(index.files)), links.out)
+    _CACHE[index] = links.changes, built
+    return built
 
 
 def dependencies(index: Index, path: str, start_line: int, end_line: int, taken: set[str]) -> list[Definition]:

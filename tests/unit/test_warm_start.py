@@ -1,0 +1,188 @@
+"""A warm start takes shortcuts (files rejected for their content are not read again while their size and
+mtime hold; bulk builds run with the garbage collector paused); what it ends with must equal what a fresh
+index of the same files builds: the lookup tables, the code graph and the skip counts."""
+
+import shutil
+from collections import Counter
+from pathlib import Path, PurePosixPath
+
+import numpy as np
+import pytest
+
+from rag_lsp.index import root_index
+from rag_lsp.index.root_index import Index
+from rag_lsp.index.store import snapshot as snapshot_format
+from rag_lsp.index.store.code_links import file_links
+from rag_lsp.index.store.snapshot_file import SnapshotError, SnapshotFile, SnapshotWriter
+from rag_lsp.index.tables import workspace_tables
+from rag_lsp.index.terms import tokenize
+from rag_lsp.retrieval.ranking.centrality import graph
+
+POLYGLOT = Path(__file__).resolve().parents[1] / "fixtures" / "polyglot"
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = shutil.copytree(POLYGLOT, tmp_path / "ws")
+    (root / "assets").mkdir()
+    (root / "assets" / "logo.txt").write_bytes(b"GIF89a\0\0\x01")
+    (root / "scripts" / "latin1.py").write_bytes("# caf\xe9\n".encode("latin-1"))
+    for odd in ("Makefile", "docs/v1.2/release.notes.md", ".github/workflows/ci.yml", "a/b/c/d/deep_file.py"):
+        (root / odd).parent.mkdir(parents=True, exist_ok=True)
+        (root / odd).write_text("build: all\n")
+    return root
+
+
+def derived(index: Index) -> dict:
+    """The lookup tables' contents and the code graph, independent of entry objects."""
+    with index.lock:
+        tables = vars(workspace_tables(index))
+        built = graph(index)
+    kept = {name: value for name, value in tables.items() if name not in ("_entries", "_version", "_memo")}
+    return {**kept, "paths": sorted(tables["_entries"]), "neighbours": built.neighbours,
+            "centrality": built.centrality, "graph paths": built.paths}
+
+
+def fresh(root: Path) -> Index:
+    index = Index(root, use_cache=False)
+    index.refresh()
+    return index
+
+
+def warm(root: Path) -> Index:
+    index = Index(root)
+    index.refresh()
+    return index
+
+
+def test_a_warm_start_builds_the_tables_and_graph_of_a_fresh_index(workspace):
+    Index(workspace).refresh()
+    assert derived(warm(workspace)) == derived(fresh(workspace))
+
+
+def test_the_path_tables_say_what_pathlib_says(workspace):
+    """The tables split paths by string slicing; ``PurePosixPath`` is the reference."""
+    tables = vars(workspace_tables(warm(workspace)))
+    pure = {path: PurePosixPath(path) for path in tables["_entries"]}
+    assert "docs/v1.2/release.notes.md" in pure and "Makefile" in pure
+    parents = {path: [str(parent) for parent in list(p.parents)[:-1]] for path, p in pure.items()}
+    assert tables["_dir_files"] == Counter(directory for found in parents.values() for directory in found)
+    assert tables["_dirs_by_name"] == _grouped((d.rsplit("/", 1)[-1], d) for found in parents.values() for d in found)
+    assert tables["_by_name"] == _grouped((p.name, path) for path, p in pure.items())
+    assert tables["_words_of"] == {path: tuple(sorted(set(tokenize(str(p.with_suffix(""))))))
+                                   for path, p in pure.items()}
+    assert tables["_name_words_of"] == {path: tuple(sorted(set(tokenize(p.stem)) | set(tokenize(p.parent.name))))
+                                        for path, p in pure.items()}
+
+
+def _grouped(pairs) -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {}
+    for key, value in pairs:
+        found.setdefault(key, set()).add(value)
+    return found
+
+
+def test_after_edits_between_runs_the_warm_tables_and_graph_equal_a_fresh_index(workspace):
+    Index(workspace).refresh()
+    limiter = workspace / "scripts" / "limits" / "rate_limiter.py"
+    limiter.write_text(limiter.read_text().replace("class ", "class Renamed", 1))
+    (workspace / "scripts" / "firewall.py").unlink()
+    (workspace / "scripts" / "audit.py").write_text("from scripts.limits.rate_limiter import *\n\n\n"
+                                                    "def audit(limiter):\n    return run_jobs(limiter)\n")
+    index = warm(workspace)
+    assert index.stats.parsed == 2 and index.stats.removed == 1
+    assert derived(index) == derived(fresh(workspace))
+    # And after an edit in the same process, which updates the tables and the graph in place.
+    index.set_file("scripts/run_jobs.py", "def run_jobs(limiter):\n    return audit(limiter)\n")
+    (workspace / "scripts" / "run_jobs.py").write_text("def run_jobs(limiter):\n    return audit(limiter)\n")
+    assert derived(index) == derived(fresh(workspace))
+
+
+def test_files_rejected_for_their_content_are_not_read_again_while_unchanged(workspace, monkeypatch):
+    first = Index(workspace).refresh()
+    assert (first.skipped["binary"], first.skipped["non_utf8"]) == (1, 1)
+    read: list[str] = []
+    real_load = root_index.load
+    monkeypatch.setattr(root_index, "load", lambda walked, *args: read.append(walked.path) or real_load(walked, *args))
+    again = Index(workspace).refresh()
+    assert read == [] and again.skipped == first.skipped and again.skip_examples == first.skip_examples
+
+    # A changed file is read again; one that became text is indexed, and the one deleted is forgotten.
+    (workspace / "assets" / "logo.txt").write_text("a logo, described\n")
+    (workspace / "scripts" / "latin1.py").unlink()
+    index = Index(workspace)
+    stats = index.refresh()
+    assert read == ["assets/logo.txt"] and "assets/logo.txt" in index.files
+    assert (stats.skipped["binary"], stats.skipped["non_utf8"]) == (0, 0) and index.rejected == {}
+
+    # Still binary but changed: read once, and remembered with its new size.
+    (workspace / "assets" / "logo.txt").write_bytes(b"GIF89a\0\0\x01\x02")
+    assert Index(workspace).refresh().skipped["binary"] == 1
+    assert Index(workspace).rejected == {}  # nothing loaded until a refresh
+    read.clear()
+    reloaded = Index(workspace)
+    assert reloaded.refresh().skipped["binary"] == 1 and read == []
+    size = (workspace / "assets" / "logo.txt").stat().st_size
+    assert reloaded.rejected["assets/logo.txt"][::2] == (size, "binary")
+
+
+def test_a_warm_start_loads_the_links_it_saved_and_they_equal_a_rebuild(workspace):
+    Index(workspace).refresh()
+    index = warm(workspace)
+    assert index.links is not None and index.links.names is None  # loaded, not computed
+    loaded = dict(index.links.out)
+    rebuilt = fresh(workspace)
+    with rebuilt.lock:
+        assert loaded == file_links(rebuilt).out
+    assert any(loaded.values())
+
+
+def _rewrite(path: Path, meta: dict | None = None, arrays: dict | None = None) -> None:
+    """Copy a snapshot over itself with some metadata or arrays replaced."""
+    source = SnapshotFile(path)
+    writer = SnapshotWriter(path)
+    for name in sorted(source.names()):
+        try:
+            writer.array(name, (arrays or {}).get(name, source.array(name)))
+        except SnapshotError:
+            writer.blob(name, bytes(source.blob(name)))
+    writer.commit({**source.meta, **(meta or {})}).close()
+
+
+@pytest.mark.parametrize("change", ["link out of range", "links cut short", "older format"])
+def test_a_snapshot_with_bad_links_or_an_older_format_is_rebuilt(workspace, change):
+    first = Index(workspace)
+    first.refresh()
+    path = first.cache.snapshot_path
+    first.close()
+    targets = SnapshotFile(path).array("link_targets")
+    if change == "link out of range":
+        _rewrite(path, arrays={"link_targets": np.full_like(targets, 10_000)})
+    elif change == "links cut short":
+        _rewrite(path, arrays={"link_targets": targets[:-1].copy()})
+    else:
+        _rewrite(path, meta={"format": snapshot_format.FORMAT - 1})
+    index = Index(workspace)
+    stats = index.refresh()
+    assert stats.reused == len(index.files) and stats.parsed == 0
+    assert any("snapshot" in warning for warning in stats.warnings) == (change != "older format")
+    assert derived(index) == derived(fresh(workspace))
+    assert Index(workspace).refresh().reused == len(index.files)
+
+
+def test_links_loaded_from_a_snapshot_follow_edits_of_contents_only(workspace):
+    """No file added or removed: the loaded links are updated in place, from the names the snapshot's files
+    had (a renamed class loses its users' links), between runs and then in the same process."""
+    Index(workspace).refresh()
+    limiter = workspace / "scripts" / "limits" / "rate_limiter.py"
+    limiter.write_text(limiter.read_text().replace("class FixedWindow", "class SlidingWindow"))
+    index = warm(workspace)
+    assert index.stats.parsed == 1 and index.links is not None and index.links.names is not None
+    assert derived(index) == derived(fresh(workspace))
+
+    again = warm(workspace)
+    assert again.links is not None and again.links.names is None
+    firewall = (workspace / "scripts" / "firewall.py").read_text().replace("class Firewall", "class Gate")
+    again.set_file("scripts/firewall.py", firewall)
+    (workspace / "scripts" / "firewall.py").write_text(firewall)
+    assert derived(again) == derived(fresh(workspace))
