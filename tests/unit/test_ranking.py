@@ -200,6 +200,20 @@ def test_every_stage_that_moved_a_place_names_itself(index):
         assert mark in reasons
 
 
+def test_the_graph_and_coherence_serve_questions_not_reports(index):
+    question = "APIRouter add_api_route include_router register routes"
+    report = (f"{question} twice\n\nWhen I include a router in the application, every route it holds is registered "
+              "twice and the second registration silently replaces the handler of the first one. I expected the "
+              "application to keep one route per path, as the documentation says it does for routers.")
+    config = DEFAULT_RANKING.without("window")
+
+    def reasons(text: str) -> str:
+        return " | ".join(reason for item in ask(index, text, config=config).items for reason in item.why)
+
+    assert "graph:" in reasons(question) and "coherence:" in reasons(question)
+    assert "graph:" not in reasons(report) and "coherence:" not in reasons(report)
+
+
 def test_retriever_weights_scale_places_by_glob(index):
     plain = ask(index, "how are routes registered", config=DEFAULT_RANKING.without("window"))
     config = RankingConfig(retriever_weights=(("app/routing.py", 0.1),), window=False)

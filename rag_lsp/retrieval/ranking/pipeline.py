@@ -119,9 +119,12 @@ def rank_staged(ctx: StrategyContext, evidence: list[Candidate], limit: int, con
     if config.rerank:
         _rerank(ctx, places, about_config, about_tests, dict(config.signals))
     _weigh(index, places, config)
-    if config.graph:
+    # The graph's centrality and a file's coherence favour central files with many matching places: what a
+    # question about how the code works wants, and noise for a report, whose evidence already names its places
+    # (docs/benchmarks.md, "Stages by kind of question").
+    if config.graph and not ctx.message.is_report:
         _graph_bonus(ctx, places)
-    if config.coherence:
+    if config.coherence and not ctx.message.is_report:
         _coherence(places)
     chosen = _select(places, limit, config)
     if config.dependencies:
