@@ -57,6 +57,8 @@ RECENT_SECONDS = 7 * 24 * 3600
 MINOR_SHARE = 0.1
 # A family with at least this share (or the largest) is where the source proper lives.
 MAJOR_SHARE = 0.3
+# Only a question of at most this many words of prose asks for a kind of definition.
+KIND_MAX_WORDS = 30
 # The whole question must be at least this long to count as quoted verbatim.
 VERBATIM_MIN_CHARS = 6
 # A question that is one code name (``Ledger.post``, ``fmt::format``): its definition cannot hold it verbatim,
@@ -111,8 +113,9 @@ def read_signals(index: Index, query: Query, message: Message, about_config: boo
     ``about_*`` flags are what the evidence decided (the title, or the strategy that led)."""
     # A question asks for a kind of definition in its own words ("the Ledger class"); in a long report, or in
     # pasted code, "class" and "type" are just words.
-    short = not message.is_report
-    asked = {word.lower() for word in re.findall(r"[A-Za-z]+", message.prose)} if short else set()
+    words = re.findall(r"[A-Za-z]+", message.prose)
+    short = len(words) <= KIND_MAX_WORDS
+    asked = {word.lower() for word in words} if short else set()
     # Likewise a long report mentions a build, a JSON file or the docs in passing (a quarter of the multi-language
     # issues do, and one in fifty is fixed in such a file): its title says what it is about.
     subject = query.text if short else message.title

@@ -63,9 +63,9 @@ SPECIFICITY_EXPONENT = 0.3
 CODE_SAMPLE_FACTOR = 0.5
 # A path that matched only by its file name although more of it was written.
 PARTIAL_PATH_FACTOR = 0.4
-# A message with more words of prose than this is a report (an issue, a bug report), not a search question.
+# A message with more words than this is a report (an issue, a bug report), not a search question.
 REPORT_WORDS = 30
-_PROSE_WORD = re.compile(r"[A-Za-z]+")
+_LETTERS = re.compile(r"[A-Za-z]+")
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
 # Lines that are pasted code or program output even outside a fence.
@@ -146,7 +146,8 @@ class Message:
     is_question: bool
     about_tests: bool
     about_config: bool
-    # More than ``REPORT_WORDS`` words of prose: an issue or a bug report, not a question one asks a search box.
+    # More than ``REPORT_WORDS`` words, prose and pasted evidence alike: an issue or a bug report, not a question
+    # one asks a search box.
     is_report: bool
 
     def in_prose(self, name: str) -> bool:
@@ -171,7 +172,7 @@ def read_message(text: str) -> Message:
         is_question=title.rstrip().endswith("?") or _QUESTION_START.match(title) is not None,
         about_tests=_ABOUT_TESTS.search(title) is not None,
         about_config=_ABOUT_CONFIG.search(title) is not None,
-        is_report=len(_PROSE_WORD.findall(prose)) > REPORT_WORDS,
+        is_report=len(_LETTERS.findall(text)) > REPORT_WORDS,
     )
 
 
