@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
+from typing import TypeVar
 
 from rag_lsp.index.module_map import ModuleMap, python_module, segments
 from rag_lsp.model import Definition, ParsedFile
@@ -43,8 +44,8 @@ class SymbolIndex:
         kept = set(old) & set(new)
         for definition in old:
             if definition not in kept:
-                self._discard(self._by_name, definition.name, definition)
-                self._discard(self._by_qualname, definition.qualname, definition)
+                discard(self._by_name, definition.name, definition)
+                discard(self._by_qualname, definition.qualname, definition)
         self._by_file[parsed.path] = new
         for definition in new:
             if definition not in kept:
@@ -67,17 +68,10 @@ class SymbolIndex:
 
     def remove_file(self, path: str) -> None:
         for definition in self._by_file.pop(path, ()):
-            self._discard(self._by_name, definition.name, definition)
-            self._discard(self._by_qualname, definition.qualname, definition)
+            discard(self._by_name, definition.name, definition)
+            discard(self._by_qualname, definition.qualname, definition)
         self.modules.remove(path)
 
-    @staticmethod
-    def _discard(table: dict[str, set[Definition]], key: str, definition: Definition) -> None:
-        bucket = table.get(key)
-        if bucket is not None:
-            bucket.discard(definition)
-            if not bucket:
-                del table[key]
 
     def in_file(self, path: str) -> list[Definition]:
         return list(self._by_file.get(path, ()))
@@ -116,3 +110,16 @@ class SymbolIndex:
     def module_name(self, path: str) -> str | None:
         """A display name for a file's module (Python dotted form where it applies)."""
         return python_module(path)
+
+
+V = TypeVar("V")
+
+
+def discard(table: dict[str, set[V]], key: str, value: V) -> None:
+    """Take ``value`` out of ``table[key]``, and the key out of the table once its set is empty (the name tables
+    of the symbol index, the lookup tables and the code graph's links keep no empty sets)."""
+    bucket = table.get(key)
+    if bucket is not None:
+        bucket.discard(value)
+        if not bucket:
+            del table[key]

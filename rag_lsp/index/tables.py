@@ -22,6 +22,7 @@ from rag_lsp.gc_pause import paused_gc
 from rag_lsp.index.admission import is_secret_path
 from rag_lsp.index.module_map import name_and_suffix
 from rag_lsp.index.root_index import Index
+from rag_lsp.index.symbol_table import discard
 from rag_lsp.index.terms import tokenize
 from rag_lsp.model import Reference
 
@@ -144,16 +145,16 @@ class WorkspaceTables:
     def _remove(self, path: str) -> None:
         del self._entries[path]
         self._secret.discard(path)
-        _discard(self._by_name, name_and_suffix(path)[0], path)
+        discard(self._by_name, name_and_suffix(path)[0], path)
         for directory in _directories(path):
             self._dir_files[directory] -= 1
             if not self._dir_files[directory]:
                 del self._dir_files[directory]
-                _discard(self._dirs_by_name, directory.rsplit("/", 1)[-1], directory)
+                discard(self._dirs_by_name, directory.rsplit("/", 1)[-1], directory)
         for word in self._words_of.pop(path, ()):
-            _discard(self._path_words, word, path)
+            discard(self._path_words, word, path)
         for word in self._name_words_of.pop(path, ()):
-            _discard(self._name_words, word, path)
+            discard(self._name_words, word, path)
         for name in self._used_in.pop(path, ()):
             uses = self._uses[name]
             uses.pop(path, None)
@@ -171,14 +172,6 @@ def _directories(path: str) -> list[str]:
         found.append(path[:end])
         end = path.rfind("/", 0, end)
     return found
-
-
-def _discard(table: dict[str, set[str]], key: str, value: str) -> None:
-    bucket = table.get(key)
-    if bucket is not None:
-        bucket.discard(value)
-        if not bucket:
-            del table[key]
 
 
 _TABLES: weakref.WeakKeyDictionary[Index, WorkspaceTables] = weakref.WeakKeyDictionary()

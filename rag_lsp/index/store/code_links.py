@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from rag_lsp.gc_pause import paused_gc
+from rag_lsp.index.symbol_table import discard
 from rag_lsp.model import Definition, Reference
 
 if TYPE_CHECKING:
@@ -44,11 +45,11 @@ class _Names:
         """Record a file's names; returns the names it started or stopped defining."""
         old = self.defined.get(path, frozenset())
         for name in old - defined:
-            _drop(self.definers, name, path)
+            discard(self.definers, name, path)
         for name in defined - old:
             self.definers[name].add(path)
         for name in self.used.get(path, frozenset()) - used:
-            _drop(self.users, name, path)
+            discard(self.users, name, path)
         for name in used:
             self.users[name].add(path)
         self.defined[path], self.used[path] = defined, used
@@ -131,12 +132,6 @@ def _names(links: CodeLinks) -> _Names:
     return links.names
 
 
-def _drop(table: dict[str, set[str]], name: str, path: str) -> None:
-    found = table.get(name)
-    if found is not None:
-        found.discard(path)
-        if not found:
-            del table[name]
 
 
 def _links_of(index: Index, path: str, used: frozenset[str], definers: dict[str, set[str]]) -> frozenset[str]:
