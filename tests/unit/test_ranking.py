@@ -356,3 +356,20 @@ def test_a_file_of_unknown_type_beside_the_source_is_part_of_it(tmp_path):
     assert any(reason.startswith("rerank: prose") for reason in manual.why)
     ranked = [path for path in items if items[path].source == "ranked"]
     assert ranked.index("src/builtin.jq") < ranked.index("assets/themes/nth.tmTheme")
+
+
+def test_what_counts_as_the_source_follows_a_file_moved_between_folders(tmp_path):
+    tree = {"src/parser.c": "int parse(void) {\n  return 0;\n}\n", "src/lexer.c": "int lex(void) {\n  return 0;\n}\n",
+            "grammar/parser.y": "%token IDENT\nexpr: IDENT ;\n"}
+    built = Index(write_tree(tmp_path / "ws", tree), use_cache=False)
+    built.refresh()
+
+    def grammar_demoted() -> bool:
+        item = next(item for item in ask(built, "IDENT token expr grammar").items if item.path == "grammar/parser.y")
+        return any("unknown type away from the source" in reason for reason in item.why)
+
+    assert grammar_demoted()
+    # One file moves: the count of files stays, and the grammar's folder now holds C code.
+    built.remove_file("src/lexer.c")
+    built.set_file("grammar/lexer.c", tree["src/lexer.c"])
+    assert not grammar_demoted()

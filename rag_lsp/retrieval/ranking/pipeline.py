@@ -121,7 +121,7 @@ def rank_staged(ctx: StrategyContext, evidence: list[Candidate], limit: int, con
     _weigh(index, places, config)
     # The graph's centrality and a file's coherence favour central files with many matching places: what a
     # question about how the code works wants, and noise for a report, whose evidence already names its places
-    # (docs/benchmarks.md, "Stages by kind of question").
+    # (docs/benchmarks.md, the stage ablation).
     if config.graph and not ctx.message.is_report:
         _graph_bonus(ctx, places)
     if config.coherence and not ctx.message.is_report:

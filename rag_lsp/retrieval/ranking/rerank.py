@@ -130,9 +130,11 @@ def read_signals(index: Index, query: Query, message: Message, about_config: boo
 
 
 def workspace_of(index: Index) -> Workspace:
-    """What the workspace's files say about its code (remembered while no file comes or goes)."""
+    """What the workspace's files say about its code (remembered while no file comes, goes or is renamed: the
+    module map counts those changes)."""
+    generation = index.symbols.modules.generation
     known = _WORKSPACES.get(index)
-    if known is not None and known[0] == len(index.files):
+    if known is not None and known[0] == generation:
         return known[1]
     code = [path for path in index.files if is_code_path(path) and not is_unknown_path(path)]
     counts = Counter(spec(language_for_path(path)).family for path in code)
@@ -140,11 +142,11 @@ def workspace_of(index: Index) -> Workspace:
     main = frozenset(family for family, count in counts.items() if total and count / total >= MINOR_SHARE)
     # The source proper is in the leading family and any other that holds a comparable share (TypeScript beside
     # JavaScript), not in the shell scripts of the repository's root.
-    major = frozenset(family for family, count in counts.items()
-                      if count == max(counts.values()) or count / total >= MAJOR_SHARE)
+    largest = max(counts.values(), default=0)
+    major = frozenset(family for family, count in counts.items() if count == largest or count / total >= MAJOR_SHARE)
     folders = frozenset(path.rpartition("/")[0] for path in code if spec(language_for_path(path)).family in major)
     found = Workspace(main, folders)
-    _WORKSPACES[index] = (len(index.files), found)
+    _WORKSPACES[index] = (generation, found)
     return found
 
 
