@@ -1,6 +1,6 @@
 """A warm start takes shortcuts (files rejected for their content are not read again while their size and
 mtime hold; bulk builds run with the garbage collector paused); what it ends with must equal what a fresh
-index of the same files builds: the lookup tables, the code graph and the skip counts."""
+index of the same files builds: the lookup tables, the code graph and the counts of files left out."""
 
 import shutil
 from collections import Counter
