@@ -37,8 +37,9 @@ import weakref
 from collections import Counter
 from dataclasses import dataclass
 
+from rag_lsp.index.module_map import language_family
 from rag_lsp.index.root_index import Index
-from rag_lsp.languages import language_for_path, spec
+from rag_lsp.languages import spec
 from rag_lsp.model import Chunk
 from rag_lsp.path_kinds import (
     is_barrel_path,
@@ -137,14 +138,14 @@ def workspace_of(index: Index) -> Workspace:
     if known is not None and known[0] == generation:
         return known[1]
     code = [path for path in index.files if is_code_path(path) and not is_unknown_path(path)]
-    counts = Counter(spec(language_for_path(path)).family for path in code)
+    counts = Counter(language_family(path) for path in code)
     total = sum(counts.values())
     main = frozenset(family for family, count in counts.items() if total and count / total >= MINOR_SHARE)
     # The source proper is in the leading family and any other that holds a comparable share (TypeScript beside
     # JavaScript), not in the shell scripts of the repository's root.
     largest = max(counts.values(), default=0)
     major = frozenset(family for family, count in counts.items() if count == largest or count / total >= MAJOR_SHARE)
-    folders = frozenset(path.rpartition("/")[0] for path in code if spec(language_for_path(path)).family in major)
+    folders = frozenset(path.rpartition("/")[0] for path in code if language_family(path) in major)
     found = Workspace(main, folders)
     _WORKSPACES[index] = (generation, found)
     return found
