@@ -328,9 +328,6 @@ class Session:
         state = RUNNING if running else PENDING if partial or scheduled else DONE
         return IndexingState(sum(r.done for r in counted), sum(r.total for r in counted), state, partial)
 
-    def _is_open(self, path: Path) -> bool:
-        return path in self.documents
-
     def _is_open_under(self, root: Path, rel: str) -> bool:
         """Whether the file at ``rel`` under ``root`` is open; no path is built while nothing is open (a
         refresh asks this of every file)."""
