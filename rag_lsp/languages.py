@@ -21,6 +21,10 @@ from tree_sitter import Language, Node, Query, QueryCursor
 from rag_lsp.model import CLASS_LIKE_KINDS
 
 QUERY_KINDS = ("tags", "imports")
+# Languages a reader reads as documents rather than code, settings or data.
+PROSE_LANGUAGES = frozenset({"markdown", "text"})
+# The suffix of a template the build fills in (``config.h.in``, ``bat.1.in``).
+_TEMPLATE_SUFFIX = ".in"
 _INHERITS = "; inherits:"
 DEFAULT_METHOD_OWNERS = CLASS_LIKE_KINDS - {"namespace", "module"}
 
@@ -105,6 +109,11 @@ def language_for_path(path: str) -> str:
             return "ini"
         if name.isupper():
             return "text"
+    # A document's template (a man page ``bat.1.in``) is still that document; other templates are the build's.
+    if lowered.endswith(_TEMPLATE_SUFFIX) and lowered != _TEMPLATE_SUFFIX:
+        filled = language_for_path(name[: -len(_TEMPLATE_SUFFIX)])
+        if filled in PROSE_LANGUAGES:
+            return filled
     while dot != -1:
         language = by_suffix.get(lowered[dot:])
         if language:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from rag_lsp.languages import language_for_path
+from rag_lsp.languages import PROSE_LANGUAGES, language_for_path
 
 TEST_DIRS = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs", "testdata", "test_data",
                         "fixtures", "__mocks__", "e2e"})
@@ -22,9 +22,8 @@ _EXAMPLE_DIRS = frozenset({"example", "examples", "sample", "samples", "demo", "
                            "benchmarks", "benches", "asv_bench"})
 # Code under these directories illustrates the product (Sphinx configuration, doc snippets) rather than being it.
 _DOC_DIRS = frozenset({"doc", "docs", "documentation"})
-_PROSE_LANGUAGES = frozenset({"markdown", "text"})
 # Languages that hold data, settings or markup rather than code that raises messages.
-_NON_CODE_LANGUAGES = _PROSE_LANGUAGES | {"yaml", "toml", "json", "ini", "html", "css", "sql", "build"}
+_NON_CODE_LANGUAGES = PROSE_LANGUAGES | {"yaml", "toml", "json", "ini", "html", "css", "sql", "build"}
 
 
 def is_test_path(path: str) -> bool:
@@ -41,7 +40,7 @@ def is_example_path(path: str) -> bool:
 
 
 def is_prose_path(path: str) -> bool:
-    return language_for_path(path) in _PROSE_LANGUAGES
+    return language_for_path(path) in PROSE_LANGUAGES
 
 
 # JavaScript and TypeScript that configure a tool (``karma.conf.js``, ``vite.config.ts``, ``.eslintrc.js``,

@@ -52,10 +52,13 @@ def test_tests_and_barrels_are_told_apart_by_name():
     ("README", "text"), ("LICENSE-MIT", "text"), ("notes.txt", "text"),
     (".gitignore", "ini"), (".editorconfig", "ini"),
     ("Makefile", "build"), ("cmake/FindZlib.cmake", "build"), ("Dockerfile", "build"),
+    # A template the build fills in is the build's, unless it is a document's (a man page, a README).
+    ("src/config.h.in", "build"), ("libjq.pc.in", "build"), ("Makefile.in", "build"),
+    ("assets/manual/bat.1.in", "text"), ("README.md.in", "markdown"), ("NEWS.in", "text"),
 ])
 def test_files_of_unknown_type_are_not_taken_for_prose(path, language):
     assert language_for_path(path) == language
-    assert is_prose_path(path) == (language == "text")
+    assert is_prose_path(path) == (language in {"text", "markdown"})
     assert is_unknown_path(path) == (language == "other")
 
 
