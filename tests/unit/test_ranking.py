@@ -200,7 +200,7 @@ def test_every_stage_that_moved_a_place_names_itself(index):
         assert mark in reasons
 
 
-def test_the_graph_and_coherence_serve_questions_not_reports(index):
+def test_the_graph_coherence_and_feedback_serve_questions_not_reports(index):
     question = "APIRouter add_api_route include_router register routes"
     report = (f"{question} twice\n\nWhen I include a router in the application, every route it holds is registered "
               "twice and the second registration silently replaces the handler of the first one. I expected the "
@@ -212,6 +212,22 @@ def test_the_graph_and_coherence_serve_questions_not_reports(index):
 
     assert "graph:" in reasons(question) and "coherence:" in reasons(question)
     assert "graph:" not in reasons(report) and "coherence:" not in reasons(report)
+
+
+def test_feedback_rounds_serve_questions_not_reports(tmp_path):
+    # Filler files keep the refund code's words rare enough to be fed back.
+    tree = {f"app/filler_{n}.py": f"def task_{n}():\n    return 'chore number {n}'\n" for n in range(30)}
+    tree["app/refunds.py"] = "def issue_refund(order):\n    return reverse_ledger_entry(order.payment)\n"
+    tree["app/ledger.py"] = "def reverse_ledger_entry(payment):\n    return payment.amount * -1\n"
+    index = Index(write_tree(tmp_path / "refunds", tree), use_cache=False)
+    index.refresh()
+    question = "how is a refund issued"
+    report = (f"{question}? When a customer asks for their money back the refund is issued twice and the order "
+              "shows two refunds, although the payment was only taken once and the customer was told that a "
+              "single refund is all they would ever receive from the shop.")
+    fed_back = {text: [item.path for item in ask(index, text).items
+                       if any("(expanded query)" in reason for reason in item.why)] for text in (question, report)}
+    assert fed_back[question] and fed_back[report] == []
 
 
 def test_retriever_weights_scale_places_by_glob(index):

@@ -53,6 +53,7 @@ from rag_lsp.retrieval.query import Query
 from rag_lsp.retrieval.rank import Cancelled
 from rag_lsp.retrieval.ranking.candidates import CHUNK_DEPTH, Listed, bm25_chunks
 from rag_lsp.retrieval.ranking.config import RankingConfig
+from rag_lsp.retrieval.strategies.base import is_report
 from rag_lsp.retrieval.window import Placed
 
 log = logging.getLogger(__name__)
@@ -69,6 +70,8 @@ HYDE = "hyde"
 MODEL_LIST_WEIGHT = 1.0
 NO_MODEL = "no language model is configured (retrieval.llm)"
 NO_EMBEDDER = "no embedder is configured (retrieval.dense.backend)"
+# Ranking runs no feedback round for a report (``pipeline.rank_staged``).
+REPORT_NO_FEEDBACK = "a report brings the code's own words: no feedback round"
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,6 +286,8 @@ class QuestionPlan:
         expand = self.costs["expand"]
         if expand.method == "prf" or (expand.method == "off" and prf):
             expand.method, expand.variants = "prf", prf
+            if not prf and is_report(self.question):
+                expand.degraded = "; ".join(filter(None, (expand.degraded, REPORT_NO_FEEDBACK)))
         knobs = tuple(self._knob(name) for name in ("expand", "hyde", "rerank"))
         return RetrievalReport(mode, reason, tuple(dense_roots), knobs, round(self.dense_ms, 2))
 

@@ -108,8 +108,10 @@ def rank_staged(ctx: StrategyContext, evidence: list[Candidate], limit: int, con
         terms = list(ctx.query.terms)
         _listed(ctx, places, ranked_lists, terms, hook=lists)
         _fuse(places, ranked_lists, config)
-        # Each round is one more query variant: the terms of the places the previous round put first.
-        for rounds in range(1, config.expansion + 1):
+        # Each round is one more query variant: the terms of the places the previous round put first. A report
+        # brings the code's own words already (names, messages, paths), and feedback from its first places only
+        # repeats them (docs/benchmarks.md, the stage ablation), so only questions get the rounds.
+        for rounds in range(1, (0 if ctx.message.is_report else config.expansion) + 1):
             first = sorted(places.values(), key=lambda p: (-p.score, p.path, p.chunk_id))
             extra = feedback_terms(index, [p.chunk_id for p in first], terms, rounds)
             if not extra:

@@ -146,8 +146,7 @@ class Message:
     is_question: bool
     about_tests: bool
     about_config: bool
-    # More than ``REPORT_WORDS`` words, prose and pasted evidence alike: an issue or a bug report, not a question
-    # one asks a search box.
+    # ``is_report(text)``: an issue or a bug report, not a question one asks a search box.
     is_report: bool
 
     def in_prose(self, name: str) -> bool:
@@ -172,8 +171,14 @@ def read_message(text: str) -> Message:
         is_question=title.rstrip().endswith("?") or _QUESTION_START.match(title) is not None,
         about_tests=_ABOUT_TESTS.search(title) is not None,
         about_config=_ABOUT_CONFIG.search(title) is not None,
-        is_report=len(_LETTERS.findall(text)) > REPORT_WORDS,
+        is_report=is_report(text),
     )
+
+
+def is_report(text: str) -> bool:
+    """More than ``REPORT_WORDS`` words, prose and pasted evidence alike: an issue or a bug report, not a
+    question one asks a search box."""
+    return len(_LETTERS.findall(text)) > REPORT_WORDS
 
 
 @dataclass(frozen=True, slots=True)

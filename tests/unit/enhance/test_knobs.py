@@ -4,10 +4,15 @@ and refusals that name the bad key."""
 from __future__ import annotations
 
 import pytest
+from answers import ask
+from conftest import write_tree
 
 from rag_lsp.mcp_server.tools import decode
+from rag_lsp.retrieval.answer import ContextRequest
+from rag_lsp.retrieval.enhance.plan import REPORT_NO_FEEDBACK
 from rag_lsp.retrieval.enhance.knobs import SHIPPED_LIMITS, KnobError, Limit, knob_map, limits_map, resolve
 from rag_lsp.server.arguments import ArgumentError
+from rag_lsp.workspace.session import Session
 from rag_lsp.workspace.settings import Settings, SettingsError, apply_settings
 
 OPERATOR = limits_map({"expand": {"default": 1, "max": 3}, "hyde": {"default": 0, "max": 1},
@@ -85,3 +90,22 @@ def test_request_parameters_are_checked_and_clamped_later():
     assert dict(call.knobs) == {"expand": 10, "rerank": False}  # type: ignore[union-attr]
     with pytest.raises(ArgumentError, match="unknown enhancement 'fast'"):
         decode("context", {"question": "q", "enhancements": {"fast": True}}, Settings(), lambda *_: None)  # type: ignore[arg-type]
+
+
+def test_a_report_gets_no_feedback_round_and_the_answer_says_why(tmp_path):
+    tree = {f"app/filler_{n}.py": f"def task_{n}():\n    return 'chore number {n}'\n" for n in range(30)}
+    tree["app/refunds.py"] = "def issue_refund(order):\n    return reverse_ledger_entry(order.payment)\n"
+    session = Session(use_cache=False)
+    session.add_root(write_tree(tmp_path / "ws", tree))
+    session.index_roots()
+    question = "how is a refund issued"
+    report = (f"{question}? When a customer asks for their money back the refund is issued twice and the order "
+              "shows two refunds, although the payment was only taken once and the customer was told that a "
+              "single refund is all they would ever receive from the shop.")
+    try:
+        asked = ask(session, ContextRequest(question))["retrieval"]["enhancements"]["expand"]
+        reported = ask(session, ContextRequest(report))["retrieval"]["enhancements"]["expand"]
+    finally:
+        session.close()
+    assert (asked["method"], asked["variants"], asked["degraded"]) == ("prf", 1, None)
+    assert (reported["method"], reported["variants"], reported["degraded"]) == ("prf", 0, REPORT_NO_FEEDBACK)
