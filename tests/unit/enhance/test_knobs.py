@@ -9,8 +9,8 @@ from conftest import write_tree
 
 from rag_lsp.mcp_server.tools import decode
 from rag_lsp.retrieval.answer import ContextRequest
-from rag_lsp.retrieval.enhance.plan import REPORT_NO_FEEDBACK
 from rag_lsp.retrieval.enhance.knobs import SHIPPED_LIMITS, KnobError, Limit, knob_map, limits_map, resolve
+from rag_lsp.retrieval.enhance.plan import REPORT_NO_FEEDBACK
 from rag_lsp.server.arguments import ArgumentError
 from rag_lsp.workspace.session import Session
 from rag_lsp.workspace.settings import Settings, SettingsError, apply_settings
