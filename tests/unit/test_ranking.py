@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 from conftest import write_tree
 
-from rag_lsp.index.file_bm25 import file_scores
+from rag_lsp.index.file_bm25 import file_scores, top_files
 from rag_lsp.index.root_index import Index, chunk_terms
 from rag_lsp.retrieval.answer import ContextRequest
 from rag_lsp.retrieval.query import parse_query
@@ -92,6 +92,22 @@ def test_file_bm25_equals_bm25_over_the_concatenated_chunks(index):
             expected[path] = total
     assert got.keys() == expected.keys()
     assert all(got[path] == pytest.approx(expected[path]) for path in expected)
+
+
+def test_top_files_are_the_best_scores_with_ties_by_path(tmp_path):
+    # Equal files tie; the selection on the score array must order them by path, like sorting the pairs.
+    same = "def route():\n    return 'route'\n"
+    index = Index(write_tree(tmp_path / "ws", {"b/z.py": same, "a/y.py": same, "c/x.py": same,
+                                               "d/route_table.py": "ROUTE = 'route route route'\n",
+                                               "e/other.py": "def other():\n    return 1\n"}), use_cache=False)
+    index.refresh()
+    terms = parse_query("route").terms
+    scores = file_scores(index, terms)
+    expected = sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+    assert len(set(scores.values())) < len(scores)
+    assert top_files(index, terms, 10) == expected
+    assert top_files(index, terms, 2) == expected[:2]
+    assert "e/other.py" not in dict(top_files(index, terms, 10))
 
 
 def test_lists_find_files_by_their_words_names_and_definitions(index):
