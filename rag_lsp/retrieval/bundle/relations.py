@@ -129,16 +129,16 @@ def gather(index: Index, placed: Sequence[Placed], provider: SymbolProvider, tem
     return gathered
 
 
-def _paint(index: Index, path: str) -> tuple[list[Definition], np.ndarray]:
+def _paint(index: Index, path: str) -> tuple[list[Definition], list[int]]:
     """A file's definitions, and for each line the number of the innermost one around it (-1 for none): a
     popular definition has thousands of references, and scanning its file's definitions for each was most of a
     bundle's cost. Painted outermost first, so each line ends up holding the greatest by (first line, -last
-    line, qualified name)."""
+    line, qualified name); kept as a list, which a reference's line indexes faster than an array."""
     definitions = sorted(index.symbols.in_file(path), key=lambda d: (d.start_line, -d.end_line, d.qualname))
     owner = np.full(1 + max((d.end_line for d in definitions), default=0), -1, dtype=np.int32)
     for number, definition in enumerate(definitions):
         owner[definition.start_line:definition.end_line + 1] = number
-    return definitions, owner
+    return definitions, owner.tolist()
 
 
 # Files whose painted lines are kept between questions (per index).
@@ -146,28 +146,29 @@ OWNERS_KEPT = 1024
 _OWNERS = PerFile(_paint, OWNERS_KEPT)
 
 
-def _enclosing(index: Index, path: str, line: int) -> Definition | None:
-    """The innermost definition of a file around a line; call under ``index.lock``."""
-    definitions, owner = _OWNERS.get(index, path)
-    number = int(owner[line]) if 0 <= line < len(owner) else -1
-    return definitions[number] if number >= 0 else None
-
-
 def _callers(index: Index, provider: SymbolProvider, definition: Definition,
              references: dict[str, list[Reference]], source: str) -> list[Relation]:
-    """One relation per definition (or file's top level) that uses ``definition``, in path and line order;
-    import statements and the definition's own lines are not uses."""
+    """One relation per definition (or file's top level) that uses ``definition``, at its first use, in path
+    and line order; import statements and the definition's own lines are not uses. A line has one innermost
+    definition, so each file's distinct lines are looked up once, and a definition already found is skipped."""
     found: dict[tuple[str, str], Relation] = {}
     for path in sorted(references):
         imports = provider.import_lines(path)
-        for reference in sorted(references[path], key=lambda r: r.line):
-            if reference.line in imports or (path == definition.path and
-                                             definition.start_line <= reference.line <= definition.end_line):
+        definitions, owner = _OWNERS.get(index, path)
+        size = len(owner)
+        own = path == definition.path
+        seen: set[int] = set()
+        for line in sorted({reference.line for reference in references[path]}):
+            if line in imports or (own and definition.start_line <= line <= definition.end_line):
                 continue
-            owner = _enclosing(index, path, reference.line)
-            qualname = owner.qualname if owner is not None else f"{path} (top level)"
-            found.setdefault((path, qualname), Relation(qualname, owner.kind if owner else "code", path,
-                                                        reference.line, source))
+            number = owner[line] if 0 <= line < size else -1
+            if number in seen:
+                continue
+            seen.add(number)
+            enclosing = definitions[number] if number >= 0 else None
+            qualname = enclosing.qualname if enclosing is not None else f"{path} (top level)"
+            found.setdefault((path, qualname), Relation(qualname, enclosing.kind if enclosing else "code", path,
+                                                        line, source))
     return list(found.values())
 
 
