@@ -42,7 +42,7 @@ from rag_lsp.retrieval.ranking import candidates as lists
 from rag_lsp.retrieval.ranking.centrality import dependencies, graph
 from rag_lsp.retrieval.ranking.config import RankingConfig
 from rag_lsp.retrieval.ranking.expansion import feedback_terms
-from rag_lsp.retrieval.ranking.rerank import factors, read_signals
+from rag_lsp.retrieval.ranking.rerank import PathTraits, factors, path_traits, read_signals
 from rag_lsp.retrieval.strategies.base import StrategyContext
 
 # How much a place found by every list at first rank counts, as a piece of evidence.
@@ -174,11 +174,19 @@ def _rerank(ctx: StrategyContext, places: dict[int, _Place], about_config: bool,
             weights: dict[str, float]) -> None:
     signals = read_signals(ctx.index, ctx.query, ctx.message, about_config, about_tests)
     chunks, files = ctx.index.chunks, ctx.index.files
-    defined = {path for path in {p.path for p in places.values()}
-               if path in files and any(chunks.has_symbol(i) for i in files[path].chunk_ids)}
+    # Whether a file has a definition (for the header signal, when it is on), kept until a file changes: a file
+    # of prose has hundreds of chunks to look through, question after question.
+    defines = ctx.tables.memo("files with definitions", dict[str, bool])
+    if weights.get("header", 1.0) != 1.0:
+        for path in {p.path for p in places.values()} - defines.keys():
+            defines[path] = path in files and any(chunks.has_symbol(i) for i in files[path].chunk_ids)
+    traits: dict[str, PathTraits] = {}
     for place in places.values():
         chunk = ctx.index.chunks[place.chunk_id]
-        for factor, reason in factors(ctx.index, chunk, signals, place.path in defined, weights):
+        kinds = traits.get(place.path)
+        if kinds is None:
+            kinds = traits[place.path] = path_traits(ctx.index, place.path, signals)
+        for factor, reason in factors(chunk, signals, kinds, defines.get(place.path, False), weights):
             place.factor *= factor
             place.why.append(f"rerank: {reason} ×{factor:g}")
 
