@@ -150,11 +150,19 @@ def _listed(ctx: StrategyContext, places: dict[int, _Place], ranked: dict[str, l
         found["path_words"] = lists.path_words(ctx.index, ctx.tables, ctx.query)
     if hook is not None:
         found.update(hook(terms, rerun))
+    chunks = ctx.index.chunks
     for name, listed in found.items():
         ranked[name] = [item.chunk_id for item in listed]
         for position, item in enumerate(listed, 1):
-            if item.chunk_id in ctx.index.chunks and not ctx.tables.is_secret(ctx.index.chunks.path_of(item.chunk_id)):
-                _place(ctx, places, item.chunk_id).listed[name] = (position, item.reason + expanded)
+            place = places.get(item.chunk_id)
+            if place is None:
+                if item.chunk_id not in chunks:
+                    continue
+                path = chunks.path_of(item.chunk_id)
+                if ctx.tables.is_secret(path):
+                    continue
+                place = places[item.chunk_id] = _Place(item.chunk_id, path)
+            place.listed[name] = (position, item.reason + expanded)
 
 
 def _fuse(places: dict[int, _Place], ranked: dict[str, list[int]], config: RankingConfig) -> None:
