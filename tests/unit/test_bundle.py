@@ -408,3 +408,19 @@ def test_definitions_sharing_a_name_share_its_resolved_uses_but_not_their_own_li
     assert alone[1] == [("a.py", "A.clean"), ("a.py", "use_a"), ("b.py", "use_b")]
     shared: dict = {}
     assert {n: callers(cleans[n], shared) for n in order} == dict(enumerate(alone))
+
+
+@pytest.mark.parametrize("name", ["cl100k", "estimate"])
+def test_remembered_counts_are_the_tokenizers_own(name):
+    # One answer's counts are kept by text, and asked again they are what the tokenizer says.
+    from rag_lsp.retrieval.bundle.tokenizers import Remembered
+
+    counter = tokenizer(name)
+    remembered = Remembered(counter)
+    texts = ["def post(self, entry):\n    return entry\n", "aaaa aaaa aaaa aaaa aaaa aaaa aaaa aaaa aaaa aa\n",
+             "x = 1\n" * 40, ""]
+    for _ in range(2):
+        for text in texts:
+            assert remembered.count(text) == counter.count(text)
+            for budget in (0, 3, 10, 1000):
+                assert remembered.truncate(text, budget) == counter.truncate(text, budget)
