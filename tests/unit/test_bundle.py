@@ -400,8 +400,8 @@ def test_definitions_sharing_a_name_share_its_resolved_uses_but_not_their_own_li
     cleans = sorted(index.symbols.by_name("clean"), key=lambda d: d.path)
 
     def callers(definition, resolved):
-        return [(r.path, r.qualname) for r in _callers(index, provider, definition, provider.references(definition),
-                                                        "tree-sitter", resolved)]
+        return [(path, qualname) for path, qualname, _, _ in
+                _callers(index, provider, definition, provider.references(definition), resolved)]
 
     alone = [callers(definition, {}) for definition in cleans]
     assert alone[0] == [("a.py", "use_a"), ("b.py", "use_b")]

@@ -113,15 +113,16 @@ def gather(index: Index, placed: Sequence[Placed], provider: SymbolProvider, tem
             continue
         references = provider.references(definition) if wants_references else {}
         source = provider.reference_source(definition) if references else ""
-        callers = _callers(index, provider, definition, references, source, resolved)
+        callers = _callers(index, provider, definition, references, resolved)
         callees = _callees(index, provider, definition) if "callees" in sections else []
         gathered.facts[(place.chunk.path, place.start_line)] = Facts(
-            summary, tuple(callers[:MAX_RELATIONS]) if "callers" in sections else (),
+            summary, tuple(Relation(qualname, kind, path, line, source)
+                           for path, qualname, kind, line in callers[:MAX_RELATIONS]) if "callers" in sections else (),
             tuple(callees[:MAX_RELATIONS]), len(callers) if "callers" in sections else 0, len(callees))
         if entities < RELATED_ENTITIES:
             entities += 1
             if "tests" in sections:
-                _add_tests(index, gathered, definition, callers, taken)
+                _add_tests(index, gathered, definition, callers, source, taken)
             # In the template's order: a set's order would differ between processes.
             for kind in (section for section in template.sections if section in ("docs", "configuration")):
                 _add_mentions(index, gathered, definition, kind, taken)
@@ -147,19 +148,22 @@ OWNERS_KEPT = 1024
 _OWNERS = PerFile(_paint, OWNERS_KEPT)
 
 
-# A file's uses of a name as (line, number of the innermost definition there) at the first line of each, for
+# A caller: the file, the qualified name of the definition there that uses a name (or the file's top level)
+# and its kind, and the line of its first use. Most callers are counted, not shown: tuples, not relations.
+Caller = tuple[str, str, str, int]
+# A file's uses of a name as (line, qualified name, kind) at the first use by each innermost definition, for
 # one list of references: a question's definitions often share a name (four ``clean`` methods, each with the
-# same 943 uses in 67 files), and each file's uses are resolved once per answer. Keyed by the path and the list's
-# identity, and holding the list, so that an id is not reused while the entry lives.
-Resolved = dict[tuple[str, int], tuple[list[Reference], list[tuple[int, int]]]]
+# same 943 uses in 67 files), and each file's uses are resolved once per answer. Keyed by the path and the
+# list's identity, and holding the list, so that an id is not reused while the entry lives.
+Resolved = dict[tuple[str, int], tuple[list[Reference], list[tuple[int, str, str]]]]
 
 
-def _callers(index: Index, provider: SymbolProvider, definition: Definition,
-             references: dict[str, list[Reference]], source: str, resolved: Resolved) -> list[Relation]:
-    """One relation per definition (or file's top level) that uses ``definition``, at its first use, in path
-    and line order; import statements and the definition's own lines are not uses. A line has one innermost
-    definition, so each file's distinct lines are looked up once, and a definition already found is skipped."""
-    found: dict[tuple[str, str], Relation] = {}
+def _callers(index: Index, provider: SymbolProvider, definition: Definition, references: dict[str, list[Reference]],
+             resolved: Resolved) -> list[Caller]:
+    """One caller per definition (or file's top level) that uses ``definition``, at its first use, in path and
+    line order; import statements and the definition's own lines are not uses (its own file's uses are read
+    afresh: its own lines are another definition's uses)."""
+    found: dict[tuple[str, str], Caller] = {}
     for path in sorted(references):
         uses = references[path]
         if path == definition.path:
@@ -169,21 +173,19 @@ def _callers(index: Index, provider: SymbolProvider, definition: Definition,
             if known is None or known[0] is not uses:
                 known = resolved[(path, id(uses))] = (uses, _first_uses(index, provider, path, uses, None))
             firsts = known[1]
-        definitions = _OWNERS.get(index, path)[0] if firsts else []
-        for line, number in firsts:
-            enclosing = definitions[number] if number >= 0 else None
-            qualname = enclosing.qualname if enclosing is not None else f"{path} (top level)"
-            found.setdefault((path, qualname), Relation(qualname, enclosing.kind if enclosing else "code", path,
-                                                        line, source))
+        for line, qualname, kind in firsts:
+            if (path, qualname) not in found:
+                found[(path, qualname)] = (path, qualname, kind, line)
     return list(found.values())
 
 
 def _first_uses(index: Index, provider: SymbolProvider, path: str, uses: list[Reference],
-                within: Definition | None) -> list[tuple[int, int]]:
-    """The first use in a file of each innermost definition (-1: the top level) as (line, its number), in line
-    order; uses on an import line, or inside ``within``, are not uses."""
+                within: Definition | None) -> list[tuple[int, str, str]]:
+    """The first use in a file by each innermost definition as (line, its qualified name, its kind), the
+    file's top level counting as one, in line order; uses on an import line, or inside ``within``, are not
+    uses. A line has one innermost definition, so each distinct line is looked up once."""
     imports = provider.import_lines(path)
-    owner = _OWNERS.get(index, path)[1]
+    definitions, owner = _OWNERS.get(index, path)
     size = len(owner)
     seen: set[int] = set()
     firsts = []
@@ -193,7 +195,9 @@ def _first_uses(index: Index, provider: SymbolProvider, path: str, uses: list[Re
         number = owner[line] if 0 <= line < size else -1
         if number not in seen:
             seen.add(number)
-            firsts.append((line, number))
+            enclosing = definitions[number] if number >= 0 else None
+            firsts.append((line, enclosing.qualname, enclosing.kind) if enclosing is not None else
+                          (line, f"{path} (top level)", "code"))
     return firsts
 
 
@@ -216,16 +220,15 @@ def _callees(index: Index, provider: SymbolProvider, definition: Definition) -> 
     return found
 
 
-def _add_tests(index: Index, gathered: Gathered, definition: Definition, callers: list[Relation],
+def _add_tests(index: Index, gathered: Gathered, definition: Definition, callers: list[Caller], source: str,
                taken: set[tuple[str, int]]) -> None:
     """The test code among a definition's callers, as places (at most ``RELATED_PER_ENTITY`` of it)."""
     added = 0
-    for caller in callers:
+    for path, _, _, line in callers:
         if added == RELATED_PER_ENTITY or _count(gathered, "tests") >= RELATED_PER_SECTION:
             return
-        if is_test_path(caller.path) and _add(index, gathered, caller.path, caller.line,
-                                              f"tests `{definition.qualname}` (line {caller.line})",
-                                              caller.source, "tests", taken):
+        if is_test_path(path) and _add(index, gathered, path, line, f"tests `{definition.qualname}` (line {line})",
+                                       source, "tests", taken):
             added += 1
 
 
