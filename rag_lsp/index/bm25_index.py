@@ -210,8 +210,15 @@ class BM25Index:
         return slots
 
     def _ids_at(self, slots: np.ndarray) -> np.ndarray:
+        """The document ids of slots, read from each part without first joining the segment's ids (all of
+        them) to the mutable part's."""
+        rows = len(self.segment.doc_ids)
         ids, _ = self.mutable.slot_columns()
-        return np.concatenate([self.segment.doc_ids, ids])[slots]
+        found = np.empty(len(slots), dtype=np.int64)
+        inside = slots < rows
+        found[inside] = self.segment.doc_ids[slots[inside]]
+        found[~inside] = ids[slots[~inside] - rows]
+        return found
 
     def _stale(self) -> None:
         self._average_idf = None

@@ -44,13 +44,32 @@ _CACHE: weakref.WeakKeyDictionary[Index, _Files] = weakref.WeakKeyDictionary()
 
 def file_scores(index: Index, terms: Sequence[str]) -> dict[str, float]:
     """BM25 of every file that contains a query term; call under ``index.lock``."""
+    files, totals = _totals(index, terms)
+    hit = np.flatnonzero(totals > 0)
+    return {files.paths[i]: float(totals[i]) for i in hit.tolist()}
+
+
+def top_files(index: Index, terms: Sequence[str], limit: int) -> list[tuple[str, float]]:
+    """The ``limit`` best files by BM25, ties broken by path; call under ``index.lock``. Selected on the score
+    array: most of a large workspace's files share a word with a long question, and sorting them all as pairs
+    cost more than scoring them."""
+    files, totals = _totals(index, terms)
+    hit = np.flatnonzero(totals > 0)
+    # File numbers follow the paths' sorted order, so a stable sort of the scores breaks ties by path.
+    best = hit[np.argsort(-totals[hit], kind="stable")[:limit]]
+    return [(files.paths[i], float(totals[i])) for i in best.tolist()]
+
+
+def _totals(index: Index, terms: Sequence[str]) -> tuple[_Files, np.ndarray]:
+    """The chunk-to-file table and every file's BM25 for ``terms``, by file number (0 for files without a
+    query term)."""
     files = _files(index)
-    if not files.paths or not terms:
-        return {}
     count = len(files.paths)
+    totals = np.zeros(count)
+    if not count or not terms:
+        return files, totals
     average = float(files.lengths.sum()) / count or 1.0
     norms = K1 * (1 - B + B * files.lengths / average)
-    totals = np.zeros(count)
     for term, repeats in Counter(terms).items():
         doc_ids, tfs, _ = index.bm25.postings(term)
         if not len(doc_ids):
@@ -63,14 +82,7 @@ def file_scores(index: Index, terms: Sequence[str]) -> dict[str, float]:
         df = int(present.sum())
         idf = math.log(1 + (count - df + 0.5) / (df + 0.5))
         totals[present] += repeats * idf * tf[present] * (K1 + 1) / (tf[present] + norms[present])
-    hit = np.flatnonzero(totals > 0)
-    return {files.paths[i]: float(totals[i]) for i in hit.tolist()}
-
-
-def top_files(index: Index, terms: Sequence[str], limit: int) -> list[tuple[str, float]]:
-    """The ``limit`` best files by BM25, ties broken by path."""
-    scores = file_scores(index, terms)
-    return sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:limit]
+    return files, totals
 
 
 def _files(index: Index) -> _Files:

@@ -383,3 +383,44 @@ def test_callers_and_callees_come_from_the_provider_and_name_it(shop):
     post = next(item for item in answer.items if item.qualname == "Ledger.post")
     assert {r.source for r in (*post.callers, *post.callees)} == {"fake-server"}
     assert "[fake-server]" in prompt_block(answer)
+
+
+@pytest.mark.parametrize("order", [(0, 1), (1, 0)])
+def test_definitions_sharing_a_name_share_its_resolved_uses_but_not_their_own_lines(tmp_path, order):
+    # One answer resolves each file's uses of a name once for all its definitions; a definition's own lines
+    # are not its uses, yet they are another definition's.
+    from rag_lsp.retrieval.bundle.relations import _callers
+
+    index = Index(write_tree(tmp_path / "ws", {
+        "a.py": "class A:\n    def clean(self):\n        return self.clean()\n\n\ndef use_a():\n    A().clean()\n",
+        "b.py": "class B:\n    def clean(self):\n        return 1\n\n\ndef use_b(b):\n    b.clean()\n",
+    }), use_cache=False)
+    index.refresh()
+    provider = IndexSymbolProvider(index, workspace_tables(index))
+    cleans = sorted(index.symbols.by_name("clean"), key=lambda d: d.path)
+
+    def callers(definition, resolved):
+        return [(path, qualname) for path, qualname, _, _ in
+                _callers(index, provider, definition, provider.references(definition), resolved)]
+
+    alone = [callers(definition, {}) for definition in cleans]
+    assert alone[0] == [("a.py", "use_a"), ("b.py", "use_b")]
+    assert alone[1] == [("a.py", "A.clean"), ("a.py", "use_a"), ("b.py", "use_b")]
+    shared: dict = {}
+    assert {n: callers(cleans[n], shared) for n in order} == dict(enumerate(alone))
+
+
+@pytest.mark.parametrize("name", ["cl100k", "estimate"])
+def test_remembered_counts_are_the_tokenizers_own(name):
+    # One answer's counts are kept by text, and asked again they are what the tokenizer says.
+    from rag_lsp.retrieval.bundle.tokenizers import Remembered
+
+    counter = tokenizer(name)
+    remembered = Remembered(counter)
+    texts = ["def post(self, entry):\n    return entry\n", "aaaa aaaa aaaa aaaa aaaa aaaa aaaa aaaa aaaa aa\n",
+             "x = 1\n" * 40, ""]
+    for _ in range(2):
+        for text in texts:
+            assert remembered.count(text) == counter.count(text)
+            for budget in (0, 3, 10, 1000):
+                assert remembered.truncate(text, budget) == counter.truncate(text, budget)

@@ -9,12 +9,12 @@ from collections import Counter
 import pytest
 from conftest import write_tree
 
-from rag_lsp.index.file_bm25 import file_scores
+from rag_lsp.index.file_bm25 import file_scores, top_files
 from rag_lsp.index.root_index import Index, chunk_terms
 from rag_lsp.retrieval.answer import ContextRequest
 from rag_lsp.retrieval.query import parse_query
 from rag_lsp.retrieval.ranking.candidates import bm25_files, definitions, path_words, spelled_names
-from rag_lsp.retrieval.ranking.config import DEFAULT_RANKING, EVIDENCE_ONLY, RankingConfig
+from rag_lsp.retrieval.ranking.config import DEFAULT_RANKING, DESIGNED_SIGNALS, EVIDENCE_ONLY, RankingConfig
 from rag_lsp.retrieval.retrieve import retrieve
 from rag_lsp.retrieval.strategies.base import StrategyContext
 
@@ -92,6 +92,22 @@ def test_file_bm25_equals_bm25_over_the_concatenated_chunks(index):
             expected[path] = total
     assert got.keys() == expected.keys()
     assert all(got[path] == pytest.approx(expected[path]) for path in expected)
+
+
+def test_top_files_are_the_best_scores_with_ties_by_path(tmp_path):
+    # Equal files tie; the selection on the score array must order them by path, like sorting the pairs.
+    same = "def route():\n    return 'route'\n"
+    index = Index(write_tree(tmp_path / "ws", {"b/z.py": same, "a/y.py": same, "c/x.py": same,
+                                               "d/route_table.py": "ROUTE = 'route route route'\n",
+                                               "e/other.py": "def other():\n    return 1\n"}), use_cache=False)
+    index.refresh()
+    terms = parse_query("route").terms
+    scores = file_scores(index, terms)
+    expected = sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+    assert len(set(scores.values())) < len(scores)
+    assert top_files(index, terms, 10) == expected
+    assert top_files(index, terms, 2) == expected[:2]
+    assert "e/other.py" not in dict(top_files(index, terms, 10))
 
 
 def test_lists_find_files_by_their_words_names_and_definitions(index):
@@ -389,3 +405,33 @@ def test_what_counts_as_the_source_follows_a_file_moved_between_folders(tmp_path
     built.remove_file("src/lexer.c")
     built.set_file("grammar/lexer.c", tree["src/lexer.c"])
     assert not grammar_demoted()
+
+
+def test_a_header_counts_as_one_once_an_edit_gives_its_file_definitions(tmp_path):
+    # Whether a file has definitions is kept between questions until a file changes: a stale answer would
+    # leave the edited file's header undemoted. The header signal is off by default; this ranking has it on.
+    config = RankingConfig(signals=DESIGNED_SIGNALS)
+    tree = dict(ROUTES)
+    tree["app/registry.py"] = "import app.routing\n\nREGISTRY_ROUTES = app.routing.APIRouter()  # registry routes\n"
+    built = Index(write_tree(tmp_path / "ws", tree), use_cache=False)
+    built.refresh()
+
+    def header_demoted() -> bool:
+        answer = ask(built, "registry routes", config=config)
+        header = next(item for item in answer.items if item.path == "app/registry.py" and item.start_line == 1)
+        return any(reason.startswith("rerank: a file's header") for reason in header.why)
+
+    assert not header_demoted()
+    built.set_file("app/registry.py", tree["app/registry.py"] + "\n\ndef lookup(name):\n    return name\n")
+    assert header_demoted()
+
+
+def test_signals_switched_off_by_default_still_apply_when_switched_on(index):
+    # The rerank reads an off signal's evidence not at all; switched on, it must still find it.
+    def documented(config: RankingConfig) -> bool:
+        answer = ask(index, "how does add_api_route register one route", config=config)
+        place = next(item for item in answer.items if item.path == "app/routing.py" and item.source == "ranked")
+        return any(reason.startswith("rerank: documented ×1.2") for reason in place.why)
+
+    assert documented(RankingConfig(signals=DESIGNED_SIGNALS))
+    assert not documented(DEFAULT_RANKING)

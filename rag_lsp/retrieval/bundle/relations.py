@@ -103,6 +103,7 @@ def gather(index: Index, placed: Sequence[Placed], provider: SymbolProvider, tem
     wants_references = bool(sections & {"callers", "tests"})
     entities = 0
     taken = {(p.chunk.path, p.start_line) for p in placed}
+    resolved: Resolved = {}
     for position, place in enumerate(placed):
         summary = summariser.summarise(place.chunk)
         definition = summary.definition
@@ -112,15 +113,16 @@ def gather(index: Index, placed: Sequence[Placed], provider: SymbolProvider, tem
             continue
         references = provider.references(definition) if wants_references else {}
         source = provider.reference_source(definition) if references else ""
-        callers = _callers(index, provider, definition, references, source)
+        callers = _callers(index, provider, definition, references, resolved)
         callees = _callees(index, provider, definition) if "callees" in sections else []
         gathered.facts[(place.chunk.path, place.start_line)] = Facts(
-            summary, tuple(callers[:MAX_RELATIONS]) if "callers" in sections else (),
+            summary, tuple(Relation(qualname, kind, path, line, source)
+                           for path, qualname, kind, line in callers[:MAX_RELATIONS]) if "callers" in sections else (),
             tuple(callees[:MAX_RELATIONS]), len(callers) if "callers" in sections else 0, len(callees))
         if entities < RELATED_ENTITIES:
             entities += 1
             if "tests" in sections:
-                _add_tests(index, gathered, definition, callers, taken)
+                _add_tests(index, gathered, definition, callers, source, taken)
             # In the template's order: a set's order would differ between processes.
             for kind in (section for section in template.sections if section in ("docs", "configuration")):
                 _add_mentions(index, gathered, definition, kind, taken)
@@ -129,16 +131,16 @@ def gather(index: Index, placed: Sequence[Placed], provider: SymbolProvider, tem
     return gathered
 
 
-def _paint(index: Index, path: str) -> tuple[list[Definition], np.ndarray]:
+def _paint(index: Index, path: str) -> tuple[list[Definition], list[int]]:
     """A file's definitions, and for each line the number of the innermost one around it (-1 for none): a
     popular definition has thousands of references, and scanning its file's definitions for each was most of a
     bundle's cost. Painted outermost first, so each line ends up holding the greatest by (first line, -last
-    line, qualified name)."""
+    line, qualified name); kept as a list, which a reference's line indexes faster than an array."""
     definitions = sorted(index.symbols.in_file(path), key=lambda d: (d.start_line, -d.end_line, d.qualname))
     owner = np.full(1 + max((d.end_line for d in definitions), default=0), -1, dtype=np.int32)
     for number, definition in enumerate(definitions):
         owner[definition.start_line:definition.end_line + 1] = number
-    return definitions, owner
+    return definitions, owner.tolist()
 
 
 # Files whose painted lines are kept between questions (per index).
@@ -146,29 +148,57 @@ OWNERS_KEPT = 1024
 _OWNERS = PerFile(_paint, OWNERS_KEPT)
 
 
-def _enclosing(index: Index, path: str, line: int) -> Definition | None:
-    """The innermost definition of a file around a line; call under ``index.lock``."""
-    definitions, owner = _OWNERS.get(index, path)
-    number = int(owner[line]) if 0 <= line < len(owner) else -1
-    return definitions[number] if number >= 0 else None
+# A caller: the file, the qualified name of the definition there that uses a name (or the file's top level)
+# and its kind, and the line of its first use. Most callers are counted, not shown: tuples, not relations.
+Caller = tuple[str, str, str, int]
+# A file's uses of a name as (line, qualified name, kind) at the first use by each innermost definition, for
+# one list of references: a question's definitions often share a name (four ``clean`` methods, each with the
+# same 943 uses in 67 files), and each file's uses are resolved once per answer. Keyed by the path and the
+# list's identity, and holding the list, so that an id is not reused while the entry lives.
+Resolved = dict[tuple[str, int], tuple[list[Reference], list[tuple[int, str, str]]]]
 
 
-def _callers(index: Index, provider: SymbolProvider, definition: Definition,
-             references: dict[str, list[Reference]], source: str) -> list[Relation]:
-    """One relation per definition (or file's top level) that uses ``definition``, in path and line order;
-    import statements and the definition's own lines are not uses."""
-    found: dict[tuple[str, str], Relation] = {}
+def _callers(index: Index, provider: SymbolProvider, definition: Definition, references: dict[str, list[Reference]],
+             resolved: Resolved) -> list[Caller]:
+    """One caller per definition (or file's top level) that uses ``definition``, at its first use, in path and
+    line order; import statements and the definition's own lines are not uses (its own file's uses are read
+    afresh: its own lines are another definition's uses)."""
+    found: dict[tuple[str, str], Caller] = {}
     for path in sorted(references):
-        imports = provider.import_lines(path)
-        for reference in sorted(references[path], key=lambda r: r.line):
-            if reference.line in imports or (path == definition.path and
-                                             definition.start_line <= reference.line <= definition.end_line):
-                continue
-            owner = _enclosing(index, path, reference.line)
-            qualname = owner.qualname if owner is not None else f"{path} (top level)"
-            found.setdefault((path, qualname), Relation(qualname, owner.kind if owner else "code", path,
-                                                        reference.line, source))
+        uses = references[path]
+        if path == definition.path:
+            firsts = _first_uses(index, provider, path, uses, definition)
+        else:
+            known = resolved.get((path, id(uses)))
+            if known is None or known[0] is not uses:
+                known = resolved[(path, id(uses))] = (uses, _first_uses(index, provider, path, uses, None))
+            firsts = known[1]
+        for line, qualname, kind in firsts:
+            if (path, qualname) not in found:
+                found[(path, qualname)] = (path, qualname, kind, line)
     return list(found.values())
+
+
+def _first_uses(index: Index, provider: SymbolProvider, path: str, uses: list[Reference],
+                within: Definition | None) -> list[tuple[int, str, str]]:
+    """The first use in a file by each innermost definition as (line, its qualified name, its kind), the
+    file's top level counting as one, in line order; uses on an import line, or inside ``within``, are not
+    uses. A line has one innermost definition, so each distinct line is looked up once."""
+    imports = provider.import_lines(path)
+    definitions, owner = _OWNERS.get(index, path)
+    size = len(owner)
+    seen: set[int] = set()
+    firsts = []
+    for line in sorted({use.line for use in uses}):
+        if line in imports or (within is not None and within.start_line <= line <= within.end_line):
+            continue
+        number = owner[line] if 0 <= line < size else -1
+        if number not in seen:
+            seen.add(number)
+            enclosing = definitions[number] if number >= 0 else None
+            firsts.append((line, enclosing.qualname, enclosing.kind) if enclosing is not None else
+                          (line, f"{path} (top level)", "code"))
+    return firsts
 
 
 def _callees(index: Index, provider: SymbolProvider, definition: Definition) -> list[Relation]:
@@ -190,16 +220,15 @@ def _callees(index: Index, provider: SymbolProvider, definition: Definition) -> 
     return found
 
 
-def _add_tests(index: Index, gathered: Gathered, definition: Definition, callers: list[Relation],
+def _add_tests(index: Index, gathered: Gathered, definition: Definition, callers: list[Caller], source: str,
                taken: set[tuple[str, int]]) -> None:
     """The test code among a definition's callers, as places (at most ``RELATED_PER_ENTITY`` of it)."""
     added = 0
-    for caller in callers:
+    for path, _, _, line in callers:
         if added == RELATED_PER_ENTITY or _count(gathered, "tests") >= RELATED_PER_SECTION:
             return
-        if is_test_path(caller.path) and _add(index, gathered, caller.path, caller.line,
-                                              f"tests `{definition.qualname}` (line {caller.line})",
-                                              caller.source, "tests", taken):
+        if is_test_path(path) and _add(index, gathered, path, line, f"tests `{definition.qualname}` (line {line})",
+                                       source, "tests", taken):
             added += 1
 
 

@@ -23,7 +23,7 @@ from rag_lsp.retrieval.answer import ContextItem, ContextRequest, SectionReport,
 from rag_lsp.retrieval.bundle.provenance import known_blob
 from rag_lsp.retrieval.bundle.relations import Facts, Gathered, Relation, section_of_path
 from rag_lsp.retrieval.bundle.templates import RELATION_SECTIONS, Template
-from rag_lsp.retrieval.bundle.tokenizers import Tokenizer
+from rag_lsp.retrieval.bundle.tokenizers import Remembered, Tokenizer
 from rag_lsp.retrieval.packing import PackRules, pack
 from rag_lsp.retrieval.window import Placed
 
@@ -77,7 +77,8 @@ class _Bundle:
                  tokenizer: Tokenizer) -> None:
         self.gathered = gathered
         self.template = template
-        self.tokenizer = tokenizer
+        # One packing counts most texts more than once (cut to a limit, checked against a cap, taken).
+        self.tokenizer = Remembered(tokenizer)
         self.budget = request.budget_tokens
         self.entity_budget = max(1, min(MAX_ENTITY_TOKENS, request.budget_tokens // request.top_k))
         self.raw_wanted = (template is not None and template.raw_source) or \

@@ -15,6 +15,7 @@ from __future__ import annotations
 import importlib.machinery
 import importlib.util
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -48,21 +49,45 @@ class Tokenizer:
 
     def truncate(self, text: str, budget: int) -> str:
         """The longest prefix of whole lines of ``text`` whose count fits ``budget``."""
-        if self.count(text) <= budget:
-            return text
-        kept: list[str] = []
-        used = 0
-        for line in text.splitlines(keepends=True):
-            cost = self.count(line)
-            if used + cost > budget:
-                break
-            kept.append(line)
-            used += cost
-        # Counts of lines add up to about the count of their text; the joined text is checked, line by line
-        # shorter, until it fits.
-        while kept and self.count("".join(kept).rstrip("\n")) > budget:
-            kept.pop()
-        return "".join(kept).rstrip("\n")
+        return truncate_lines(self.count, text, budget)
+
+
+class Remembered:
+    """A tokenizer whose counts are kept for one answer: packing counts a place's text when it cuts it to its
+    limit, when it checks the raw-code cap and when it takes it, and each count is a pass over the text."""
+
+    def __init__(self, tokenizer: Tokenizer) -> None:
+        self.tokenizer = tokenizer
+        self._counts: dict[str, int] = {}
+
+    def count(self, text: str) -> int:
+        found = self._counts.get(text)
+        if found is None:
+            found = self._counts[text] = self.tokenizer.count(text)
+        return found
+
+    def truncate(self, text: str, budget: int) -> str:
+        """The longest prefix of whole lines of ``text`` whose count fits ``budget``."""
+        return truncate_lines(self.count, text, budget)
+
+
+def truncate_lines(count: Callable[[str], int], text: str, budget: int) -> str:
+    """The longest prefix of whole lines of ``text`` whose ``count`` fits ``budget``."""
+    if count(text) <= budget:
+        return text
+    kept: list[str] = []
+    used = 0
+    for line in text.splitlines(keepends=True):
+        cost = count(line)
+        if used + cost > budget:
+            break
+        kept.append(line)
+        used += cost
+    # Counts of lines add up to about the count of their text; the joined text is checked, line by line
+    # shorter, until it fits.
+    while kept and count("".join(kept).rstrip("\n")) > budget:
+        kept.pop()
+    return "".join(kept).rstrip("\n")
 
 
 _LOCK = threading.Lock()

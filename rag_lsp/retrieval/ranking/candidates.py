@@ -114,6 +114,8 @@ def path_words(index: Index, tables: WorkspaceTables, query: Query) -> list[List
         return []
     total = max(len(index.files), 1)
     buckets = tables.memo("path stems", lambda: _path_stems(tables))
+    # Each file's name, stemmed, as it is asked for (a common word matches hundreds of files), until a file changes.
+    name_stems = tables.memo("file name stems", dict[str, str])
     score: dict[str, float] = {}
     matched: dict[str, list[str]] = {}
     for word in words:
@@ -125,7 +127,13 @@ def path_words(index: Index, tables: WorkspaceTables, query: Query) -> list[List
                 found.update(tables.files_named_by(part))
         # A file named exactly for the word (``Parser.scala`` for "parsers") counts however common the word is
         # in other paths; otherwise a word in many paths says nothing about which.
-        exact = {path for path in found if stem(_file_stem(path)) == root}
+        exact = set()
+        for path in found:
+            name_stem = name_stems.get(path)
+            if name_stem is None:
+                name_stem = name_stems[path] = stem(_file_stem(path))
+            if name_stem == root:
+                exact.add(path)
         if len(found) > max(MIN_PATH_FILES, MAX_PATH_SHARE * total):
             found = exact
         for path in found:

@@ -39,7 +39,7 @@ def feedback_terms(index: Index, chunk_ids: Sequence[int], query_terms: Sequence
     total = max(len(index.bm25), 1)
     weighted = []
     for term, count in counts.items():
-        df = len(index.bm25.postings(term)[0])
+        df = index.bm25.df(term)
         if df and df <= MAX_DF_SHARE * total:
             weighted.append((count * math.log(1 + total / df), term))
     weighted.sort(key=lambda item: (-item[0], item[1]))

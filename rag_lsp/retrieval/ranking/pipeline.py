@@ -42,7 +42,7 @@ from rag_lsp.retrieval.ranking import candidates as lists
 from rag_lsp.retrieval.ranking.centrality import dependencies, graph
 from rag_lsp.retrieval.ranking.config import RankingConfig
 from rag_lsp.retrieval.ranking.expansion import feedback_terms
-from rag_lsp.retrieval.ranking.rerank import factors, read_signals
+from rag_lsp.retrieval.ranking.rerank import PathTraits, factors, path_traits, read_signals
 from rag_lsp.retrieval.strategies.base import StrategyContext
 
 # How much a place found by every list at first rank counts, as a piece of evidence.
@@ -152,11 +152,19 @@ def _listed(ctx: StrategyContext, places: dict[int, _Place], ranked: dict[str, l
         found["path_words"] = lists.path_words(ctx.index, ctx.tables, ctx.query)
     if hook is not None:
         found.update(hook(terms, rerun))
+    chunks = ctx.index.chunks
     for name, listed in found.items():
         ranked[name] = [item.chunk_id for item in listed]
         for position, item in enumerate(listed, 1):
-            if item.chunk_id in ctx.index.chunks and not ctx.tables.is_secret(ctx.index.chunks.path_of(item.chunk_id)):
-                _place(ctx, places, item.chunk_id).listed[name] = (position, item.reason + expanded)
+            place = places.get(item.chunk_id)
+            if place is None:
+                if item.chunk_id not in chunks:
+                    continue
+                path = chunks.path_of(item.chunk_id)
+                if ctx.tables.is_secret(path):
+                    continue
+                place = places[item.chunk_id] = _Place(item.chunk_id, path)
+            place.listed[name] = (position, item.reason + expanded)
 
 
 def _fuse(places: dict[int, _Place], ranked: dict[str, list[int]], config: RankingConfig) -> None:
@@ -176,11 +184,19 @@ def _rerank(ctx: StrategyContext, places: dict[int, _Place], about_config: bool,
             weights: dict[str, float]) -> None:
     signals = read_signals(ctx.index, ctx.query, ctx.message, about_config, about_tests)
     chunks, files = ctx.index.chunks, ctx.index.files
-    defined = {path for path in {p.path for p in places.values()}
-               if path in files and any(chunks.has_symbol(i) for i in files[path].chunk_ids)}
+    # Whether a file has a definition (for the header signal, when it is on), kept until a file changes: a file
+    # of prose has hundreds of chunks to look through, question after question.
+    defines = ctx.tables.memo("files with definitions", dict[str, bool])
+    if weights.get("header", 1.0) != 1.0:
+        for path in {p.path for p in places.values()} - defines.keys():
+            defines[path] = path in files and any(chunks.has_symbol(i) for i in files[path].chunk_ids)
+    traits: dict[str, PathTraits] = {}
     for place in places.values():
         chunk = ctx.index.chunks[place.chunk_id]
-        for factor, reason in factors(ctx.index, chunk, signals, place.path in defined, weights):
+        kinds = traits.get(place.path)
+        if kinds is None:
+            kinds = traits[place.path] = path_traits(ctx.index, place.path, signals)
+        for factor, reason in factors(chunk, signals, kinds, defines.get(place.path, False), weights):
             place.factor *= factor
             place.why.append(f"rerank: {reason} ×{factor:g}")
 

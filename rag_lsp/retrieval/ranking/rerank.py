@@ -151,46 +151,81 @@ def workspace_of(index: Index) -> Workspace:
     return found
 
 
-def factors(index: Index, chunk: Chunk, signals: Signals, defines_more: bool,
+@dataclass(frozen=True, slots=True)
+class PathTraits:
+    """The signals that depend on a place's file alone, read once per file and question (a ranking weighs
+    several places of most files), each as (signal, reason) in ``factors``'s order, or None."""
+
+    recent: bool
+    # Prose, a file of unknown type away from the source, or settings and data; None for code, whose
+    # language decides instead (``code`` says whether it is code).
+    kind: tuple[str, str] | None
+    code: bool
+    # A test, or an example or benchmark.
+    role: tuple[str, str] | None
+    # A secondary copy, or a re-export file.
+    copy: tuple[str, str] | None
+
+
+def path_traits(index: Index, path: str, signals: Signals) -> PathTraits:
+    """What a file's path and entry say, for ``factors``."""
+    entry = index.files.get(path)
+    # A file indexed from an editor buffer or a disk event carries no modification time: it changed just now.
+    recent = entry is not None and (not entry.mtime_ns or signals.now - entry.mtime_ns / 1e9 < RECENT_SECONDS)
+    kind: tuple[str, str] | None = None
+    code = False
+    if is_prose_path(path):
+        if not signals.about_docs:
+            kind = ("prose", "prose")
+    elif is_unknown_path(path):
+        if path.rpartition("/")[0] not in signals.workspace.code_folders and not signals.about_config:
+            kind = ("unknown", "a file of unknown type away from the source")
+    elif not is_code_path(path):
+        if not signals.about_config:
+            kind = ("non_code", "settings or data")
+    else:
+        code = True
+    role: tuple[str, str] | None = None
+    if is_test_path(path):
+        if not signals.about_tests:
+            role = ("test", "a test, and the question is not about tests")
+    elif is_example_path(path) and not (signals.about_docs or signals.about_examples):
+        role = ("example", "an example or a benchmark")
+    copy: tuple[str, str] | None = None
+    if kind_of_copy := secondary_kind(path):
+        copy = ("secondary", f"{kind_of_copy} copy")
+    elif is_barrel_path(path):
+        copy = ("barrel", "re-exports")
+    return PathTraits(recent, kind, code, role, copy)
+
+
+def factors(chunk: Chunk, signals: Signals, traits: PathTraits, defines_more: bool,
             weights: dict[str, float]) -> list[tuple[float, str]]:
     """The signals that apply to one place, as (factor, reason), with the factors of ``weights``
-    (``RankingConfig.signals``; a factor of 1 is a signal switched off); ``defines_more`` says its file has
-    definitions besides this chunk."""
+    (``RankingConfig.signals``; a factor of 1 is a signal switched off); ``traits`` are its file's
+    (``path_traits``) and ``defines_more`` says its file has definitions besides this chunk (read only when the
+    header signal is on)."""
     found: list[tuple[str, str]] = []
-    path = chunk.path
-    if chunk.symbol is not None and _DOCSTRING.search(chunk.content):
+    # A signal switched off is not read: the docstring pattern would search every definition's text.
+    if chunk.symbol is not None and weights.get("documented", 1.0) != 1.0 and _DOCSTRING.search(chunk.content):
         found.append(("documented", "documented"))
     if chunk.symbol is not None and (chunk.symbol in signals.names or chunk.qualname in signals.names):
         found.append(("definition", f"defines {chunk.symbol}, which the question names"))
-    entry = index.files.get(path)
-    # A file indexed from an editor buffer or a disk event carries no modification time: it changed just now.
-    if entry is not None and (not entry.mtime_ns or signals.now - entry.mtime_ns / 1e9 < RECENT_SECONDS):
+    if traits.recent:
         found.append(("recent", "changed this week"))
     if signals.verbatim and signals.verbatim in chunk.content.lower():
         found.append(("verbatim", "holds the question verbatim"))
     if signals.kinds and chunk.kind in signals.kinds:
         found.append(("kind", f"the {chunk.kind} the question asks for"))
-    workspace = signals.workspace
-    if is_prose_path(path):
-        if not signals.about_docs:
-            found.append(("prose", "prose"))
-    elif is_unknown_path(path):
-        if path.rpartition("/")[0] not in workspace.code_folders and not signals.about_config:
-            found.append(("unknown", "a file of unknown type away from the source"))
-    elif not is_code_path(path):
-        if not signals.about_config:
-            found.append(("non_code", "settings or data"))
-    elif workspace.main_languages and spec(chunk.language).family not in workspace.main_languages:
+    main_languages = signals.workspace.main_languages
+    if traits.kind is not None:
+        found.append(traits.kind)
+    elif traits.code and main_languages and spec(chunk.language).family not in main_languages:
         found.append(("minor_language", "not one of the workspace's main languages"))
-    if is_test_path(path):
-        if not signals.about_tests:
-            found.append(("test", "a test, and the question is not about tests"))
-    elif is_example_path(path) and not (signals.about_docs or signals.about_examples):
-        found.append(("example", "an example or a benchmark"))
+    if traits.role is not None:
+        found.append(traits.role)
     if chunk.symbol is None and chunk.start_line == 1 and defines_more:
         found.append(("header", "a file's header, not its definitions"))
-    if kind := secondary_kind(path):
-        found.append(("secondary", f"{kind} copy"))
-    elif is_barrel_path(path):
-        found.append(("barrel", "re-exports"))
+    if traits.copy is not None:
+        found.append(traits.copy)
     return [(weights.get(name, 1.0), reason) for name, reason in found if weights.get(name, 1.0) != 1.0]
