@@ -36,10 +36,12 @@ def workspace(tmp_path: Path) -> Path:
 def derived(index: Index) -> dict:
     """The lookup tables' contents and the code graph, independent of entry objects."""
     with index.lock:
-        tables = vars(workspace_tables(index))
+        found = workspace_tables(index)
+        tables = vars(found)
+        uses = {name: found.uses(name) for name in sorted(tables["_users"])}
         built = graph(index)
-    kept = {name: value for name, value in tables.items() if name not in ("_entries", "_version", "_memo")}
-    return {**kept, "paths": sorted(tables["_entries"]), "neighbours": built.neighbours,
+    kept = {name: value for name, value in tables.items() if name not in ("_entries", "_version", "_memo", "_uses")}
+    return {**kept, "paths": sorted(tables["_entries"]), "uses": uses, "neighbours": built.neighbours,
             "centrality": built.centrality, "graph paths": built.paths}
 
 
@@ -73,6 +75,26 @@ def test_the_path_tables_say_what_pathlib_says(workspace):
                                    for path, p in pure.items()}
     assert tables["_name_words_of"] == {path: tuple(sorted(set(tokenize(p.stem)) | set(tokenize(p.parent.name))))
                                         for path, p in pure.items()}
+
+
+def test_the_uses_of_a_name_are_its_references_grouped_by_file_after_edits_too(workspace):
+    """Uses are picked out of the files' references when asked for; grouping every reference is the reference."""
+    index = warm(workspace)
+    tables = workspace_tables(index)
+    # Asked for before the edits, so that what is remembered must be forgotten.
+    asked = {name: tables.uses(name) for name in ("audit", "run_jobs", "check_rate", "includes")}
+    assert any(asked.values())
+    index.set_file("scripts/run_jobs.py", "def run_jobs(limiter):\n    return audit(limiter)\n")
+    index.remove_file("scripts/firewall.py")
+    tables = workspace_tables(index)
+    grouped: dict[str, dict[str, list]] = {}
+    for path in index.files:
+        for reference in index.references.get(path, ()):
+            grouped.setdefault(reference.name, {}).setdefault(path, []).append(reference)
+    assert "audit" in grouped
+    for name, expected in grouped.items():
+        assert tables.uses(name) == expected and list(tables.uses(name)) == list(expected)
+    assert tables.uses("no_such_name") == {}
 
 
 def _grouped(pairs) -> dict[str, set[str]]:
