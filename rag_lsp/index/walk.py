@@ -195,10 +195,12 @@ class _RootWalk:
         """List a directory sorted by name bytes and add its ignore files as a new, deeper layer."""
         try:
             with os.scandir(directory.abs_path) as listing:
-                entries = sorted(listing, key=lambda entry: os.fsencode(entry.name))
+                entries = list(listing)
         except OSError:
             self.stats.skip("unreadable", directory.rel or ".")
             return None
+        # ASCII names sort as strings as they do as bytes, without encoding each one.
+        entries.sort(key=_name if all(entry.name.isascii() for entry in entries) else _name_bytes)
         # Only the ignore files the listing shows are read: most directories have none, and asking the
         # disk for each name in each directory cost a warm start more than the listing itself.
         listed = {entry.name for entry in entries if entry.name in _IGNORE_NAMES}
@@ -253,6 +255,14 @@ class _RootWalk:
     def _file_reason(self, name: str, rel: str, size: int, layers: _Layers) -> str | None:
         """The path- and size-based reason to skip a regular file, or None to keep it."""
         return self.admission.file_reason(name, rel, size, lambda: self._is_ignored(rel, False, layers))
+
+
+def _name(entry: os.DirEntry[str]) -> str:
+    return entry.name
+
+
+def _name_bytes(entry: os.DirEntry[str]) -> bytes:
+    return os.fsencode(entry.name)
 
 
 def _last_match(spec: GitIgnoreSpec, directory: str) -> bool | None:

@@ -61,6 +61,20 @@ def test_path_order_is_preorder_by_name_bytes(ws: Path) -> None:
     assert not stats.skipped
 
 
+def test_names_beyond_ascii_are_ordered_by_their_bytes_too(ws: Path) -> None:
+    # Code points order like UTF-8, but a name that is not UTF-8 (here the byte 0xff, a lone surrogate as
+    # a string) sorts below U+E000 as a string and above every UTF-8 byte sequence as bytes.
+    names = ["z.py", "é.py", "\ue000.py", "\U0001f600.py", os.fsdecode(b"\xff.py"), "a.py"]
+    for name in names:
+        try:
+            (ws / name).write_text("")
+        except (OSError, UnicodeEncodeError):
+            pytest.skip("this file system does not take such names")
+    found, _ = paths(ws)
+    assert found == sorted(names, key=os.fsencode)
+    assert found != sorted(names)
+
+
 def test_two_walks_are_identical(ws: Path) -> None:
     names = [f"d{i % 3}/f{i}.py" for i in range(30)]
     make(ws, {name: "x" for name in reversed(names)})
