@@ -183,16 +183,27 @@ def is_secret_path(path: str) -> bool:
     return _SECRET_GLOB.match(name) is not None
 
 
+# The file that makes a directory a virtualenv, whatever the directory's name.
+VIRTUALENV_MARKER = "pyvenv.cfg"
+
+
 def directory_reason(name: str, path: str) -> str | None:
     """Why a directory is pruned by its name alone: dependencies, build output, caches, a virtualenv (whatever
     its name, when it holds ``pyvenv.cfg``), or hidden; None to walk it (ignore files may still prune it)."""
+    return directory_name_reason(name) or ("excluded_dir" if is_virtualenv(path) else None)
+
+
+def directory_name_reason(name: str) -> str | None:
+    """``directory_reason`` without the virtualenv test: for a walk, which sees the marker in the listing."""
     if name in EXCLUDED_DIR_NAMES or name.endswith(EXCLUDED_DIR_SUFFIXES):
         return "excluded_dir"
     if name.startswith(".") and name not in VISIBLE_HIDDEN_DIRS:
         return "hidden"
-    if os.path.isfile(os.path.join(path, "pyvenv.cfg")):
-        return "excluded_dir"
     return None
+
+
+def is_virtualenv(path: str) -> bool:
+    return os.path.isfile(os.path.join(path, VIRTUALENV_MARKER))
 
 
 @lru_cache(maxsize=1 << 14)

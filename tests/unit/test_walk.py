@@ -217,6 +217,21 @@ def test_virtualenv_is_detected_by_pyvenv_cfg(ws: Path, name: str) -> None:
     assert stats.skipped == {"excluded_dir": 1}
 
 
+def test_a_virtualenv_is_told_apart_as_the_single_path_rules_tell_it(ws: Path) -> None:
+    """The walk reads the marker from a listing; ``skip_reason`` asks the disk: they must agree, also for an
+    ignored virtualenv (its reason stays the virtualenv's), a marker that is a directory, or a link to one."""
+    make(ws, {".gitignore": "ignored_env/\n", "ignored_env/pyvenv.cfg": "", "ignored_env/x.py": "",
+              "odd/pyvenv.cfg/x.py": "", "linked/y.py": "", "real.cfg": "", "nested/deeper/pyvenv.cfg": "",
+              "nested/deeper/z.py": "", "nested/w.py": "", "a.py": ""})
+    (ws / "linked" / "pyvenv.cfg").symlink_to(ws / "real.cfg")
+    found, stats = paths(ws)
+    assert found == ["a.py", "nested/w.py", "odd/pyvenv.cfg/x.py", "real.cfg"]
+    assert stats.skipped["excluded_dir"] == 3 and stats.examples["excluded_dir"] == ["ignored_env", "linked", "nested/deeper"]
+    for rel in ("ignored_env/x.py", "linked/y.py", "nested/deeper/z.py"):
+        assert skip_reason(ws, rel) == "excluded_dir"
+    assert skip_reason(ws, "odd/pyvenv.cfg/x.py") is None
+
+
 def test_symlinks_are_skipped_never_followed(ws: Path) -> None:
     make(ws, {"real/a.py": "", "target.py": ""})
     (ws / "link_file.py").symlink_to(ws / "target.py")
