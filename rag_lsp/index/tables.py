@@ -62,6 +62,8 @@ class WorkspaceTables:
         # Name → file → its uses there, for the names asked for since a file last changed.
         self._uses: dict[str, dict[str, list[Reference]]] = {}
         self._secret: set[str] = set()
+        # Directory → what ``_directory`` derives from it.
+        self._by_directory: dict[str, tuple[list[str], frozenset[str], frozenset[str]]] = {}
         self._sorted: list[str] | None = None
         self._version: tuple[int, int] | None = None
         self._memo: dict[str, object] = {}
@@ -140,16 +142,17 @@ class WorkspaceTables:
             self._secret.add(path)
         name, suffix = name_and_suffix(path)
         self._by_name[name].add(path)
-        directories = _directories(path)
+        directories, directory_words, folder_words = self._directory(path[: max(path.rfind("/"), 0)])
         for directory in directories:
             self._dir_files[directory] += 1
             self._dirs_by_name[directory.rsplit("/", 1)[-1]].add(directory)
-        words = tuple(sorted(set(tokenize(path[: len(path) - len(suffix)]))))
+        # A token never spans a ``/``: the path's words are its directory's and its name's.
+        stem_words = set(tokenize(name[: len(name) - len(suffix)]))
+        words = tuple(sorted(directory_words | stem_words))
         self._words_of[path] = words
         for word in words:
             self._path_words[word].add(path)
-        folder = directories[0].rsplit("/", 1)[-1] if directories else ""
-        named = tuple(sorted(set(tokenize(name[: len(name) - len(suffix)])) | set(tokenize(folder))))
+        named = tuple(sorted(stem_words | folder_words))
         self._name_words_of[path] = named
         for word in named:
             self._name_words[word].add(path)
@@ -160,6 +163,16 @@ class WorkspaceTables:
         for used_name in used:
             users[used_name][path] = None
         self._used_in[path] = used
+
+    def _directory(self, directory: str) -> tuple[list[str], frozenset[str], frozenset[str]]:
+        """A directory's own path and its parents (deepest first), the words of its path and those of its
+        last segment (the folder a file is named for); remembered, since files share directories."""
+        found = self._by_directory.get(directory)
+        if found is None:
+            chain = _directories(directory + "/") if directory else []
+            folder = directory.rsplit("/", 1)[-1]
+            found = self._by_directory[directory] = (chain, frozenset(tokenize(directory)), frozenset(tokenize(folder)))
+        return found
 
     def _remove(self, path: str) -> None:
         del self._entries[path]

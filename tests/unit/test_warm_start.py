@@ -40,7 +40,7 @@ def derived(index: Index) -> dict:
         tables = vars(found)
         uses = {name: found.uses(name) for name in sorted(tables["_users"])}
         built = graph(index)
-    kept = {name: value for name, value in tables.items() if name not in ("_entries", "_version", "_memo", "_uses")}
+    kept = {name: value for name, value in tables.items() if name not in ("_entries", "_version", "_memo", "_uses", "_by_directory")}
     return {**kept, "paths": sorted(tables["_entries"]), "uses": uses, "neighbours": built.neighbours,
             "centrality": built.centrality, "graph paths": built.paths}
 
