@@ -97,6 +97,27 @@ def test_the_uses_of_a_name_are_its_references_grouped_by_file_after_edits_too(w
     assert tables.uses("no_such_name") == {}
 
 
+def test_the_symbol_table_answers_from_the_definitions_of_the_files_after_edits_too(workspace):
+    """Names hold one definition or a set of them; the reference is every file's definitions grouped by name."""
+    Index(workspace).refresh()
+    index = warm(workspace)
+    # A name defined twice in one file, a file that defines nothing any more, a removed file, a new name.
+    index.set_file("scripts/run_jobs.py", "def audit():\n    pass\n\n\ndef audit():\n    pass\n\n\nclass Jobs:\n"
+                   "    def run(self):\n        pass\n")
+    index.set_file("scripts/limits/rate_limiter.py", "x = 1\n")
+    index.remove_file("scripts/firewall.py")
+    index.set_file("scripts/run_jobs.py", "def audit():\n    pass\n\n\nclass Jobs:\n    def run(self):\n        pass\n")
+    every = [d for path in index.files for d in index.symbols.in_file(path)]
+    order = lambda d: (d.path, d.start_line, d.qualname)
+    by_name = {d.name: sorted({e for e in every if e.name == d.name}, key=order) for d in every}
+    assert set(index.symbols.names()) == set(by_name) and "audit" in by_name and "Jobs.run" in {d.qualname for d in every}
+    for name, expected in by_name.items():
+        assert index.symbols.by_name(name) == expected
+    for qualname in {d.qualname for d in every}:
+        assert index.symbols.lookup(qualname) == sorted({e for e in every if e.qualname == qualname}, key=order)
+    assert index.symbols.by_name("no_such_name") == [] and index.symbols.lookup("no_such_name") == []
+
+
 def _grouped(pairs) -> dict[str, set[str]]:
     found: dict[str, set[str]] = {}
     for key, value in pairs:
