@@ -27,7 +27,7 @@ text that this finds exactly what the plugins find line by line.
 Importing detect-secrets imports every one of its plugins and ``requests``
 (0.1–0.2 s), so this module imports it when it first scans a text: a warm
 start that parses nothing and answers in-process never pays for it, and the
-language server loads the detectors once indexing ends (``_detectors``).
+language server loads them once indexing ends (``load_detectors``).
 
 Masking: a secret becomes ``[redacted]`` padded with ``*`` to its length in
 UTF-8 bytes, a private key's body ``[redacted]***`` line by line. Lines, line
