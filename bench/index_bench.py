@@ -21,6 +21,14 @@ process with its own empty or filled cache directory:
 - touch: one file changed, the rest from the cache, then one question;
 - queries: on the warm index, 8 questions × 5 after the first answer.
 
+``--modes cold,warm`` measures only those (warm and touch need cold's cache,
+so cold runs whenever they do). ``--bytecode`` measures each code as an
+installed package runs: its modules compiled to bytecode once, into a private
+``PYTHONPYCACHEPREFIX`` (not into the checkout), before the measurements.
+Without it, whether a process compiles ``rag_lsp`` from source depends on the
+environment (``PYTHONDONTWRITEBYTECODE``) and on a checkout's leftover
+``__pycache__``; compiling cost the import phase about 0.2 s on Django.
+
 Seconds are wall-clock; CPU is the process's own plus its workers' (user + system). Peak RSS is sampled
 every 10 ms as the sum over the process and every descendant (its parse workers), and reported beside the
 kernel's peak of the main process alone.
@@ -108,8 +116,17 @@ def sample_tree(pid: int, cpu: dict[int, float]) -> float:
     return total / 1024
 
 
-def measure(mode: str, root: Path, cache: Path, code: Path) -> dict:
+def child_env(code: Path, bytecode: Path | None) -> dict[str, str]:
+    """The environment of a measured process: ``code``'s rag_lsp, and its bytecode cache when there is one."""
     env = dict(os.environ, PYTHONPATH=str(code))
+    if bytecode is not None:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(bytecode)
+    return env
+
+
+def measure(mode: str, root: Path, cache: Path, code: Path, bytecode: Path | None = None) -> dict:
+    env = child_env(code, bytecode)
     began = time.time()
     process = subprocess.Popen([sys.executable, __file__, "--child", mode, str(root), str(cache)],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
@@ -132,15 +149,17 @@ def measure(mode: str, root: Path, cache: Path, code: Path) -> dict:
     return result
 
 
-def run_once(root: Path, code: Path) -> dict[str, dict]:
+def run_once(root: Path, code: Path, modes: list[str], bytecode: Path | None) -> dict[str, dict]:
     with tempfile.TemporaryDirectory() as cache:
         cache_path = Path(cache)
-        rows = {mode: measure(mode, root, cache_path, code) for mode in MODES[:4]}
+        rows = {mode: measure(mode, root, cache_path, code, bytecode) for mode in MODES[:4] if mode in modes}
+        if "touch" not in modes:
+            return rows
         victim = next(p for p in sorted(root.rglob("*.py")) if p.stat().st_size > 2000 and ".git" not in p.parts)
         original, stamp = victim.read_bytes(), victim.stat()
         try:
             victim.write_bytes(original + b"\n# touched by the benchmark\n")
-            rows["touch"] = measure("touch", root, cache_path, code)
+            rows["touch"] = measure("touch", root, cache_path, code, bytecode)
         finally:
             victim.write_bytes(original)
             os.utime(victim, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
@@ -160,6 +179,9 @@ def main() -> None:
     parser.add_argument("--code", action="append", default=[], metavar="LABEL=DIR",
                         help="a checkout whose rag_lsp to measure (repeatable); default: this one")
     parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--modes", default=",".join(MODES), help="the measurements to run, comma-separated")
+    parser.add_argument("--bytecode", action="store_true",
+                        help="compile each code to bytecode once (a private cache) before measuring it")
     parser.add_argument("--json", type=Path, help="also write every measurement here")
     parser.add_argument("--child", nargs=3, metavar=("MODE", "ROOT", "CACHE"), help=argparse.SUPPRESS)
     args, _ = parser.parse_known_args()
@@ -167,24 +189,34 @@ def main() -> None:
         print(json.dumps(child(*args.child)))
         return
     codes = dict(item.split("=", 1) for item in args.code) or {"this": str(Path(__file__).resolve().parents[1])}
+    asked = set(args.modes.split(","))
+    modes = [mode for mode in MODES if mode in asked or (mode == "cold" and asked & {"warm", "touch"})]
     runs: dict[str, list[dict[str, dict]]] = {label: [] for label in codes}
     loads = []
-    for _ in range(args.repeats):
+    with tempfile.TemporaryDirectory() as scratch:
+        bytecode = {label: Path(scratch, label) if args.bytecode else None for label in codes}
         for label, code in codes.items():
-            loads.append(os.getloadavg()[0])
-            runs[label].append(run_once(args.root, Path(code).resolve()))
+            if bytecode[label] is not None:
+                # What a warm start imports; the cold run compiles the rest (parsing) as it goes.
+                subprocess.run([sys.executable, "-c", "import rag_lsp.index.root_index, rag_lsp.retrieval.retrieve"],
+                               env=child_env(Path(code).resolve(), bytecode[label]), check=True)
+        for _ in range(args.repeats):
+            for label, code in codes.items():
+                loads.append(os.getloadavg()[0])
+                runs[label].append(run_once(args.root, Path(code).resolve(), modes, bytecode[label]))
     if args.json:
         args.json.write_text(json.dumps(runs, indent=1))
     cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
                 if line.startswith("model name")), platform.processor())
     print(f"machine: {cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"{time.strftime('%Y-%m-%d %H:%M %Z')}; root: {args.root}; {args.repeats} repeat(s), "
+          f"{'bytecode compiled once' if args.bytecode else 'bytecode as the environment has it'}, "
           f"load average {min(loads):.1f}–{max(loads):.1f}; median (min–max)")
     print("| code | run | files | chunks | parsed | from cache | seconds | CPU s | start to first answer s "
           "| peak RSS MB, with workers / main |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for label, repeats in runs.items():
-        for mode in MODES:
+        for mode in modes:
             rows = [repeat[mode] for repeat in repeats]
             first = rows[0]
             answer = spread([r["start_to_answer_s"] for r in rows]) if "start_to_answer_s" in first else ""
@@ -192,6 +224,8 @@ def main() -> None:
                   f"{first.get('reused', '')} | {spread([r['seconds'] for r in rows])} | "
                   f"{spread([r['cpu_s'] for r in rows])} | {answer} | "
                   f"{spread([r['peak_rss_tree_mb'] for r in rows], 0)} / {spread([r['peak_rss_main_mb'] for r in rows], 0)} |")
+    if "warm" not in modes:
+        return
     print("\nwarm start phases (s): import / index / first answer; queries after the first on the warm index (ms)")
     for label, repeats in runs.items():
         warm = [repeat["warm"] for repeat in repeats]

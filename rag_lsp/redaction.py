@@ -24,6 +24,11 @@ literals every match of it must contain (``AKIA``, ``ghp_``, ``PRIVATE KEY``,
 (docs/reliability.md); ``tests/unit/test_redaction.py`` checks on generated
 text that this finds exactly what the plugins find line by line.
 
+Importing detect-secrets imports every one of its plugins and ``requests``
+(0.1–0.2 s), so this module imports it when it first scans a text: a warm
+start that parses nothing and answers in-process never pays for it, and the
+language server loads them once indexing ends (``load_detectors``).
+
 Masking: a secret becomes ``[redacted]`` padded with ``*`` to its length in
 UTF-8 bytes, a private key's body ``[redacted]***`` line by line. Lines, line
 lengths in bytes and so byte offsets stay as they were: line numbers,
@@ -34,40 +39,15 @@ still hold.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
-from detect_secrets.filters import heuristic
-from detect_secrets.plugins import (
-    artifactory,
-    aws,
-    azure_storage_key,
-    basic_auth,
-    cloudant,
-    discord,
-    github_token,
-    gitlab_token,
-    ibm_cloud_iam,
-    ibm_cos_hmac,
-    jwt,
-    keyword,
-    mailchimp,
-    npm,
-    openai,
-    private_key,
-    pypi_token,
-    sendgrid,
-    slack,
-    softlayer,
-    square_oauth,
-    stripe,
-    telegram_token,
-    twilio,
-)
-from detect_secrets.plugins.base import BasePlugin
-from detect_secrets.util.filetype import determine_file_type
+if TYPE_CHECKING:
+    from detect_secrets.plugins.base import BasePlugin
+    from detect_secrets.plugins.keyword import KeywordDetector
 
 # Changes whenever what is masked changes, so that caches built under other rules are rebuilt.
 RULES_VERSION = "detect-secrets-1.5.0/1"
@@ -129,15 +109,13 @@ def _ascii_pattern(pattern: str) -> re.Pattern[bytes]:
 
 
 # Every word of the keyword detector's list (``api_?key``, ``passwd``, ``contraseña``, ...) contains one of these,
-# at most 9 characters after the word's start (``database_pass``) and 5 before its end (``key_pass``).
-_KEYWORD_ANCHORS = _Anchors(folded=("key", "pass", "pwd", "secret", "contrase"),
-                            confirm=_Confirm(_ascii_pattern("|".join(keyword.DENYLIST)), 9, 5))
+# at most 9 characters after the word's start (``database_pass``) and 5 before its end (``key_pass``); the
+# confirming pattern is the list itself (``_Keyword.anchors``).
+_KEYWORD_FOLDED = ("key", "pass", "pwd", "secret", "contrase")
 # Every pattern of the keyword detector needs one of these characters (an assignment, a comparison, a call or
 # ``;`` after a quoted value) on the line, and those of the sets for most file types a quote.
 _KEYWORD_NEEDS = re.compile(r"[=:!(;]")
 _QUOTE = re.compile(r"[\"'`]")
-_QUOTED_SETS = (keyword.QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP, keyword.C_PLUS_PLUS_REGEX_TO_GROUP,
-                keyword.COMMON_C_DENYLIST_REGEX_TO_GROUP)
 # The vendor keyword patterns (Cloudant, SoftLayer, IBM) need one of these words, maybe closed by a quote and a
 # bracket, then an assignment (``=``, ``:``, ``=>``, spaces), then a value of at least 24 such characters.
 _ASSIGNED = _Anchors(folded=("key", "pw", "pass", "token"),
@@ -185,6 +163,32 @@ def _rules() -> tuple[_Rule, ...]:
     Guards are a pattern's own literal start with what must follow it; one guard serves every ``gl<kind>-``
     token of GitLab, one every ``gh<kind>_`` of GitHub.
     """
+    from detect_secrets.plugins import (
+        artifactory,
+        aws,
+        azure_storage_key,
+        basic_auth,
+        cloudant,
+        discord,
+        github_token,
+        gitlab_token,
+        ibm_cloud_iam,
+        ibm_cos_hmac,
+        jwt,
+        mailchimp,
+        npm,
+        openai,
+        private_key,
+        pypi_token,
+        sendgrid,
+        slack,
+        softlayer,
+        square_oauth,
+        stripe,
+        telegram_token,
+        twilio,
+    )
+
     gitlab = _guard("gl", r"[a-z]{2,5}-", whole=True)
     keys = _exact("PRIVATE KEY", "PuTTY-User-Key-File-2")
     key_headers = len(tuple(private_key.PrivateKeyDetector().denylist))
@@ -237,8 +241,44 @@ def _patterns() -> tuple[tuple[BasePlugin, _Pattern], ...]:
     return tuple((rule.plugin, pattern) for rule in _rules() for pattern in rule.patterns)
 
 
-_KEYWORD = keyword.KeywordDetector()
-_PRIVATE_KEY = private_key.PrivateKeyDetector.secret_type
+@dataclass(frozen=True, slots=True)
+class _Detectors:
+    """What a scan needs from detect-secrets besides the regex rules: its keyword detector with the anchors of
+    its words and its patterns per file type, its filters, and the name of a private key's findings."""
+
+    keyword: KeywordDetector
+    keyword_anchors: _Anchors
+    # The keyword patterns for a path, and the sets of them whose values must be quoted.
+    groups_for: Callable[[str], dict]
+    quoted_sets: tuple[dict, ...]
+    heuristic: ModuleType
+    private_key: str
+
+
+@cache
+def _detectors() -> _Detectors:
+    """detect-secrets, imported on the first scan (see the module doc)."""
+    from detect_secrets.filters import heuristic
+    from detect_secrets.plugins import keyword, private_key
+    from detect_secrets.util.filetype import determine_file_type
+
+    def groups_for(path: str) -> dict:
+        return keyword.REGEX_BY_FILETYPE.get(determine_file_type(path), keyword.QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP)
+
+    return _Detectors(
+        keyword=keyword.KeywordDetector(),
+        keyword_anchors=_Anchors(folded=_KEYWORD_FOLDED, confirm=_Confirm(_ascii_pattern("|".join(keyword.DENYLIST)), 9, 5)),
+        groups_for=groups_for,
+        quoted_sets=(keyword.QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP, keyword.C_PLUS_PLUS_REGEX_TO_GROUP,
+                     keyword.COMMON_C_DENYLIST_REGEX_TO_GROUP),
+        heuristic=heuristic,
+        private_key=private_key.PrivateKeyDetector().secret_type)
+
+
+def load_detectors() -> None:
+    """Import and compile the detectors now rather than on the first scan (a server, once indexing ends)."""
+    _by_literal()
+    _detectors()
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,13 +310,13 @@ def find_secrets(text: str, path: str | None = None) -> list[Secret]:
             if where.needs is None or where.needs.search(line):
                 for value in _values(pattern.regex, line, where.whole):
                     _keep(found, plugin, value, line)
-    groups = keyword.REGEX_BY_FILETYPE.get(determine_file_type(path or ""),
-                                           keyword.QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP)
-    quoted = any(groups is quoted_set for quoted_set in _QUOTED_SETS)
-    for line in scan.stretches(_KEYWORD_ANCHORS):
+    detectors = _detectors()
+    groups = detectors.groups_for(path or "")
+    quoted = any(groups is quoted_set for quoted_set in detectors.quoted_sets)
+    for line in scan.stretches(detectors.keyword_anchors):
         if _KEYWORD_NEEDS.search(line) and (not quoted or _QUOTE.search(line)):
-            for value in _KEYWORD.analyze_string(line, denylist_regex_to_group=groups):
-                _keep(found, _KEYWORD, value, line)
+            for value in detectors.keyword.analyze_string(line, denylist_regex_to_group=groups):
+                _keep(found, detectors.keyword, value, line)
     return list(found.values())
 
 
@@ -343,7 +383,7 @@ class _Scan:
         exact, folded = _by_literal()
         self.present = {literal for literal in exact if literal in text}
         lower = self.lower
-        self.present_folded = {literal for literal in (*folded, *_KEYWORD_ANCHORS.folded)
+        self.present_folded = {literal for literal in (*folded, *_KEYWORD_FOLDED)
                                if literal.encode("ascii") in lower}
 
     @property
@@ -448,9 +488,11 @@ def _filtered(plugin: BasePlugin, value: str, line: str) -> bool:
     """detect-secrets' default filters, with one change: the filters about *names* (an indirect reference
     ``secret = get_secret()``, an id, a template, a ``$variable``) apply to the keyword detector only, so a
     token of a recognised format is masked wherever it stands (``os.getenv("T", "ghp_...")`` included)."""
+    detectors = _detectors()
+    heuristic = detectors.heuristic
     if heuristic.is_sequential_string(value) or heuristic.is_not_alphanumeric_string(value):
         return True
-    if plugin is not _KEYWORD:
+    if plugin is not detectors.keyword:
         return False
     return (heuristic.is_potential_uuid(value) or heuristic.is_likely_id_string(value, line, plugin)
             or heuristic.is_templated_secret(value) or heuristic.is_prefixed_with_dollar_sign(value)
@@ -461,11 +503,12 @@ def _spans_of(text: str, secret: Secret) -> Iterator[tuple[int, int]]:
     """Where ``secret`` is in ``text``: a private key's body after each header; a recognised token or a long
     assigned value wherever it stands (a value must stand alone: not inside a longer word); a short assigned
     value only on the lines it was found on."""
-    if secret.kind == _PRIVATE_KEY:
+    detectors = _detectors()
+    if secret.kind == detectors.private_key:
         yield from _key_bodies(text, secret.value)
         return
     value = secret.value
-    if secret.kind != _KEYWORD.secret_type:
+    if secret.kind != detectors.keyword.secret_type:
         yield from _occurrences(text, value)
         return
     alone = re.compile(rf"(?<!\w){re.escape(value)}(?!\w)")

@@ -299,7 +299,7 @@ class BM25Index:
             frequencies = self.segment.live_df
             terms, more = self.mutable.frequencies()
             if terms:
-                numbers = np.fromiter((self.segment.vocabulary.get(t, -1) for t in terms), dtype=np.int64,
+                numbers = np.fromiter(map(self.segment.number, terms), dtype=np.int64,
                                       count=len(terms))
                 shared = numbers >= 0
                 before = np.zeros(len(terms), dtype=np.int64)

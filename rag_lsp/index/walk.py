@@ -31,9 +31,12 @@ from rag_lsp.index.admission import (
     ADMISSION_REASONS,
     DEFAULT_ADMISSION,
     IGNORE_FILES,
+    VIRTUALENV_MARKER,
     Admission,
     LoadedFile,
+    directory_name_reason,
     directory_reason,
+    is_virtualenv,
     skipped,
 )
 
@@ -180,10 +183,23 @@ class _RootWalk:
                 yield WalkedFile(self.root, rel, st.st_size, st.st_mtime_ns)
 
     def _enter(self, entry: os.DirEntry[str], rel: str, parent: _Dir) -> _Opened | None:
-        """Open a subdirectory for walking, or count the one reason it is pruned."""
-        reason = self._dir_reason(entry.name, entry.path, rel, parent.layers)
+        """Open a subdirectory for walking, or count the one reason it is pruned.
+
+        The reasons and their order are ``_dir_reason``'s, but whether a directory that is walked is a
+        virtualenv is read from its listing: asking the disk for ``pyvenv.cfg`` in each directory cost a
+        failed ``stat`` per directory of the tree.
+        """
+        reason = directory_name_reason(entry.name)
+        if reason is None and self._is_ignored(rel, True, parent.layers):
+            reason = "excluded_dir" if is_virtualenv(entry.path) else "ignored"
         if reason is None:
-            return self._open(_Dir(entry.path, rel, parent.layers), [])
+            directory = _Dir(entry.path, rel, parent.layers)
+            entries = self._list(directory)
+            if entries is None:
+                return None
+            if not _holds_virtualenv_marker(entries):
+                return self._opened(directory, [], entries)
+            reason = "excluded_dir"
         self.stats.skip(reason, rel)
         return None
 
@@ -192,13 +208,23 @@ class _RootWalk:
         return directory_reason(name, path) or ("ignored" if self._is_ignored(rel, True, layers) else None)
 
     def _open(self, directory: _Dir, inherited_lines: list[str]) -> _Opened | None:
-        """List a directory sorted by name bytes and add its ignore files as a new, deeper layer."""
+        entries = self._list(directory)
+        return None if entries is None else self._opened(directory, inherited_lines, entries)
+
+    def _list(self, directory: _Dir) -> list[os.DirEntry[str]] | None:
+        """A directory's entries sorted by name bytes, or None (counted) when it cannot be listed."""
         try:
             with os.scandir(directory.abs_path) as listing:
-                entries = sorted(listing, key=lambda entry: os.fsencode(entry.name))
+                entries = list(listing)
         except OSError:
             self.stats.skip("unreadable", directory.rel or ".")
             return None
+        # ASCII names sort as strings as they do as bytes, without encoding each one.
+        entries.sort(key=_name if all(entry.name.isascii() for entry in entries) else _name_bytes)
+        return entries
+
+    def _opened(self, directory: _Dir, inherited_lines: list[str], entries: list[os.DirEntry[str]]) -> _Opened:
+        """A listed directory with its ignore files added as a new, deeper layer."""
         # Only the ignore files the listing shows are read: most directories have none, and asking the
         # disk for each name in each directory cost a warm start more than the listing itself.
         listed = {entry.name for entry in entries if entry.name in _IGNORE_NAMES}
@@ -253,6 +279,25 @@ class _RootWalk:
     def _file_reason(self, name: str, rel: str, size: int, layers: _Layers) -> str | None:
         """The path- and size-based reason to skip a regular file, or None to keep it."""
         return self.admission.file_reason(name, rel, size, lambda: self._is_ignored(rel, False, layers))
+
+
+def _holds_virtualenv_marker(entries: list[os.DirEntry[str]]) -> bool:
+    """Whether a listing holds ``pyvenv.cfg`` as a file (or a link to one), as ``is_virtualenv`` asks the disk."""
+    for entry in entries:
+        if entry.name == VIRTUALENV_MARKER:
+            try:
+                return entry.is_file()
+            except OSError:
+                return False
+    return False
+
+
+def _name(entry: os.DirEntry[str]) -> str:
+    return entry.name
+
+
+def _name_bytes(entry: os.DirEntry[str]) -> bytes:
+    return os.fsencode(entry.name)
 
 
 def _last_match(spec: GitIgnoreSpec, directory: str) -> bool | None:

@@ -29,6 +29,7 @@ from rag_lsp.index.vectors.embedding import VectorIndex
 from rag_lsp.index.walk import skip_reason
 from rag_lsp.langservers.composite import CompositeSymbolProvider
 from rag_lsp.langservers.pool import ServerPool
+from rag_lsp.redaction import load_detectors
 from rag_lsp.retrieval.enhance.plan import NO_EMBEDDER, Enhancements, RootDense
 from rag_lsp.retrieval.ranking.centrality import graph
 from rag_lsp.retrieval.strategies.base import Budget
@@ -555,8 +556,11 @@ class Session:
 
     def prepare_answers(self) -> None:
         """Build what the first question of each root would otherwise build: the lookup tables and the code
-        graph (on Django about a second each, on a warm start as on a cold one). The server calls this once
-        its indexing is done, so a question asked a moment later is answered in the usual time."""
+        graph (on Django about a second each, on a warm start as on a cold one), and load the secret detectors
+        every answer passes at the edge (a warm start parses nothing, so nothing loaded them). The server
+        calls this once its indexing is done, so a question asked a moment later is answered in the usual
+        time."""
+        load_detectors()
         for _, root in self.root_list():
             with root.index.lock:
                 workspace_tables(root.index)

@@ -599,13 +599,36 @@ def test_a_segment_saved_as_arrays_loads_back_and_scores_the_same() -> None:
         assert_matches_okapi(loaded, docs, query)
 
 
-@pytest.mark.parametrize("damage", ["pointer", "posting", "term", "order", "dtype"])
+def test_segment_terms_are_sorted_and_found_by_number_after_merges_and_removals() -> None:
+    rng = random.Random(5)
+    vocabulary = [f"w{i}" for i in range(150)] + ["Zeta", "alpha", "ärger", "_x", "9lives"]
+    index = BM25Index()
+    for round_ in range(3):
+        docs = {round_ * 1000 + n: rng.choices(vocabulary, k=rng.randint(1, 12)) for n in range(60)}
+        index.add_many(docs.items())
+        for doc_id in rng.sample(sorted(docs), 10):
+            index.remove(doc_id)
+        index.compact()
+        terms = index.segment.terms
+        assert terms == sorted(set(terms))
+        # Each term's number is its place in the list, whose postings are its documents.
+        for number, term in enumerate(terms):
+            assert index.segment.number(term) == number
+            rows, _ = index.segment.postings(term)
+            assert len(rows) == index.segment.df(term) > 0
+        assert index.segment.number("absent") == index.segment.number("") == -1
+
+
+@pytest.mark.parametrize("damage", ["pointer", "posting", "term", "order", "dtype", "unsorted terms"])
 def test_damaged_segment_arrays_are_refused(damage) -> None:
     index = BM25Index()
     index.add_many(HAND_CORPUS.items())
     index.compact()
     arrays = {name: array.copy() for name, array in index.segment.arrays().items()}
-    if damage == "pointer":
+    terms = list(index.segment.terms)
+    if damage == "unsorted terms":
+        terms[0], terms[1] = terms[1], terms[0]
+    elif damage == "pointer":
         arrays["term_ptr"][1] = 10_000
     elif damage == "posting":
         arrays["post_doc"][0] = 99
@@ -616,7 +639,7 @@ def test_damaged_segment_arrays_are_refused(damage) -> None:
     else:
         arrays["post_tf"] = arrays["post_tf"].astype(np.float64)
     with pytest.raises(ValueError):
-        FrozenSegment.from_arrays(list(index.segment.terms), arrays)
+        FrozenSegment.from_arrays(terms, arrays)
 
 
 def test_the_mutable_part_exports_its_live_postings() -> None:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import re
 import string
+import subprocess
+import sys
 from importlib.metadata import version
+from pathlib import Path
 
 import pytest
 from detect_secrets.plugins import keyword
@@ -110,6 +114,22 @@ def test_one_secret_among_many_clean_strings_is_scrubbed_and_a_clean_answer_is_l
     assert GITHUB_TOKEN not in repr(scrubbed) and scrubbed["items"][:200] == clean["items"]
 
 
+def test_detect_secrets_is_imported_by_the_first_scan_not_by_the_index_or_the_answers():
+    # A fresh interpreter: this one imported detect-secrets above. The index and an in-process answer import
+    # redaction (for its rules' version and for parsing), but a warm start scans nothing.
+    script = (
+        "import sys\n"
+        "from rag_lsp.index.root_index import Index\n"
+        "from rag_lsp.retrieval.retrieve import retrieve\n"
+        "from rag_lsp.redaction import redact\n"
+        "before = 'detect_secrets' in sys.modules\n"
+        f"masked = redact('token = \"{GITHUB_TOKEN}\"')\n"
+        f"print(before, 'detect_secrets' in sys.modules, {GITHUB_TOKEN!r} in masked)\n")
+    env = {**os.environ, "PYTHONPATH": str(Path(redaction.__file__).parents[1])}
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
+    assert result.stdout.split() == ["False", "True", "False"]
+
+
 def test_the_rules_follow_the_installed_detect_secrets():
     assert redaction.RULES_VERSION.startswith(f"detect-secrets-{version('detect-secrets')}/")
 
@@ -127,7 +147,8 @@ def expansions(word: str) -> set[str]:
 
 
 def test_every_keyword_contains_an_anchor_within_the_confirm_window():
-    anchors, confirm = redaction._KEYWORD_ANCHORS.folded, redaction._KEYWORD_ANCHORS.confirm
+    keyword_anchors = redaction._detectors().keyword_anchors
+    anchors, confirm = keyword_anchors.folded, keyword_anchors.confirm
     assert confirm is not None
     for word in (w for entry in keyword.DENYLIST for w in expansions(entry)):
         placed = [(word.find(anchor), anchor) for anchor in anchors if anchor in word]
@@ -144,8 +165,9 @@ def line_by_line(text: str, path: str) -> set[tuple[str, str]]:
         for plugin, pattern in redaction._patterns():
             for value in redaction._values(pattern.regex, line, pattern.where.whole):
                 redaction._keep(found, plugin, value, line)
-        for value in redaction._KEYWORD.analyze_string(line, denylist_regex_to_group=groups):
-            redaction._keep(found, redaction._KEYWORD, value, line)
+        detector = redaction._detectors().keyword
+        for value in detector.analyze_string(line, denylist_regex_to_group=groups):
+            redaction._keep(found, detector, value, line)
     return set(found)
 
 

@@ -61,6 +61,20 @@ def test_path_order_is_preorder_by_name_bytes(ws: Path) -> None:
     assert not stats.skipped
 
 
+def test_names_beyond_ascii_are_ordered_by_their_bytes_too(ws: Path) -> None:
+    # Code points order like UTF-8, but a name that is not UTF-8 (here the byte 0xff, a lone surrogate as
+    # a string) sorts below U+E000 as a string and above every UTF-8 byte sequence as bytes.
+    names = ["z.py", "é.py", "\ue000.py", "\U0001f600.py", os.fsdecode(b"\xff.py"), "a.py"]
+    for name in names:
+        try:
+            (ws / name).write_text("")
+        except (OSError, UnicodeEncodeError):
+            pytest.skip("this file system does not take such names")
+    found, _ = paths(ws)
+    assert found == sorted(names, key=os.fsencode)
+    assert found != sorted(names)
+
+
 def test_two_walks_are_identical(ws: Path) -> None:
     names = [f"d{i % 3}/f{i}.py" for i in range(30)]
     make(ws, {name: "x" for name in reversed(names)})
@@ -201,6 +215,21 @@ def test_virtualenv_is_detected_by_pyvenv_cfg(ws: Path, name: str) -> None:
     found, stats = paths(ws)
     assert found == ["a.py"]
     assert stats.skipped == {"excluded_dir": 1}
+
+
+def test_a_virtualenv_is_told_apart_as_the_single_path_rules_tell_it(ws: Path) -> None:
+    """The walk reads the marker from a listing; ``skip_reason`` asks the disk: they must agree, also for an
+    ignored virtualenv (its reason stays the virtualenv's), a marker that is a directory, or a link to one."""
+    make(ws, {".gitignore": "ignored_env/\n", "ignored_env/pyvenv.cfg": "", "ignored_env/x.py": "",
+              "odd/pyvenv.cfg/x.py": "", "linked/y.py": "", "real.cfg": "", "nested/deeper/pyvenv.cfg": "",
+              "nested/deeper/z.py": "", "nested/w.py": "", "a.py": ""})
+    (ws / "linked" / "pyvenv.cfg").symlink_to(ws / "real.cfg")
+    found, stats = paths(ws)
+    assert found == ["a.py", "nested/w.py", "odd/pyvenv.cfg/x.py", "real.cfg"]
+    assert stats.skipped["excluded_dir"] == 3 and stats.examples["excluded_dir"] == ["ignored_env", "linked", "nested/deeper"]
+    for rel in ("ignored_env/x.py", "linked/y.py", "nested/deeper/z.py"):
+        assert skip_reason(ws, rel) == "excluded_dir"
+    assert skip_reason(ws, "odd/pyvenv.cfg/x.py") is None
 
 
 def test_symlinks_are_skipped_never_followed(ws: Path) -> None:

@@ -36,10 +36,12 @@ def workspace(tmp_path: Path) -> Path:
 def derived(index: Index) -> dict:
     """The lookup tables' contents and the code graph, independent of entry objects."""
     with index.lock:
-        tables = vars(workspace_tables(index))
+        found = workspace_tables(index)
+        tables = vars(found)
+        uses = {name: found.uses(name) for name in sorted(tables["_users"])}
         built = graph(index)
-    kept = {name: value for name, value in tables.items() if name not in ("_entries", "_version", "_memo")}
-    return {**kept, "paths": sorted(tables["_entries"]), "neighbours": built.neighbours,
+    kept = {name: value for name, value in tables.items() if name not in ("_entries", "_version", "_memo", "_uses", "_by_directory")}
+    return {**kept, "paths": sorted(tables["_entries"]), "uses": uses, "neighbours": built.neighbours,
             "centrality": built.centrality, "graph paths": built.paths}
 
 
@@ -73,6 +75,47 @@ def test_the_path_tables_say_what_pathlib_says(workspace):
                                    for path, p in pure.items()}
     assert tables["_name_words_of"] == {path: tuple(sorted(set(tokenize(p.stem)) | set(tokenize(p.parent.name))))
                                         for path, p in pure.items()}
+
+
+def test_the_uses_of_a_name_are_its_references_grouped_by_file_after_edits_too(workspace):
+    """Uses are picked out of the files' references when asked for; grouping every reference is the reference."""
+    index = warm(workspace)
+    tables = workspace_tables(index)
+    # Asked for before the edits, so that what is remembered must be forgotten.
+    asked = {name: tables.uses(name) for name in ("audit", "run_jobs", "check_rate", "includes")}
+    assert any(asked.values())
+    index.set_file("scripts/run_jobs.py", "def run_jobs(limiter):\n    return audit(limiter)\n")
+    index.remove_file("scripts/firewall.py")
+    tables = workspace_tables(index)
+    grouped: dict[str, dict[str, list]] = {}
+    for path in index.files:
+        for reference in index.references.get(path, ()):
+            grouped.setdefault(reference.name, {}).setdefault(path, []).append(reference)
+    assert "audit" in grouped
+    for name, expected in grouped.items():
+        assert tables.uses(name) == expected and list(tables.uses(name)) == list(expected)
+    assert tables.uses("no_such_name") == {}
+
+
+def test_the_symbol_table_answers_from_the_definitions_of_the_files_after_edits_too(workspace):
+    """Names hold one definition or a set of them; the reference is every file's definitions grouped by name."""
+    Index(workspace).refresh()
+    index = warm(workspace)
+    # A name defined twice in one file, a file that defines nothing any more, a removed file, a new name.
+    index.set_file("scripts/run_jobs.py", "def audit():\n    pass\n\n\ndef audit():\n    pass\n\n\nclass Jobs:\n"
+                   "    def run(self):\n        pass\n")
+    index.set_file("scripts/limits/rate_limiter.py", "x = 1\n")
+    index.remove_file("scripts/firewall.py")
+    index.set_file("scripts/run_jobs.py", "def audit():\n    pass\n\n\nclass Jobs:\n    def run(self):\n        pass\n")
+    every = [d for path in index.files for d in index.symbols.in_file(path)]
+    order = lambda d: (d.path, d.start_line, d.qualname)
+    by_name = {d.name: sorted({e for e in every if e.name == d.name}, key=order) for d in every}
+    assert set(index.symbols.names()) == set(by_name) and "audit" in by_name and "Jobs.run" in {d.qualname for d in every}
+    for name, expected in by_name.items():
+        assert index.symbols.by_name(name) == expected
+    for qualname in {d.qualname for d in every}:
+        assert index.symbols.lookup(qualname) == sorted({e for e in every if e.qualname == qualname}, key=order)
+    assert index.symbols.by_name("no_such_name") == [] and index.symbols.lookup("no_such_name") == []
 
 
 def _grouped(pairs) -> dict[str, set[str]]:

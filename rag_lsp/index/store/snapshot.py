@@ -42,7 +42,7 @@ from rag_lsp.model import Definition, Import, Reference
 if TYPE_CHECKING:
     from rag_lsp.index.root_index import Index
 
-FORMAT = 3
+FORMAT = 4
 
 
 @dataclass(slots=True)

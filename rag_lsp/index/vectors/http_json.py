@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import urllib.error
-import urllib.request
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -42,6 +40,11 @@ def check_url(url: str, where: str) -> str:
 
 def post_json(url: str, payload: dict[str, Any], timeout_s: float, api_key_env: str | None = None) -> dict[str, Any]:
     """POST ``payload`` to ``url`` and return the JSON object it answers; raises ProviderError."""
+    # Imported here: urllib.request brings http.client, ssl and email (a hundredth of a second at every start),
+    # and only a configured endpoint needs them.
+    import urllib.error
+    import urllib.request
+
     headers = {"Content-Type": "application/json", "Accept": "application/json"}
     key = os.environ.get(api_key_env) if api_key_env else None
     if key:
