@@ -10,6 +10,7 @@ packed context stays within the caller's budget.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 _PIECES = re.compile(r"[A-Za-z]+|\d+|[^\sA-Za-z\d]")
 
@@ -23,12 +24,17 @@ def estimate_tokens(text: str) -> int:
 
 def truncate_to_tokens(text: str, budget: int) -> str:
     """The longest prefix of whole lines of ``text`` whose estimate fits ``budget``."""
+    return "".join(leading_lines(estimate_tokens, text, budget)).rstrip("\n")
+
+
+def leading_lines(count: Callable[[str], int], text: str, budget: int) -> list[str]:
+    """The first lines of ``text`` (with their line ends) while the sum of their ``count`` fits ``budget``."""
     kept: list[str] = []
     used = 0
     for line in text.splitlines(keepends=True):
-        cost = estimate_tokens(line)
+        cost = count(line)
         if used + cost > budget:
             break
         kept.append(line)
         used += cost
-    return "".join(kept).rstrip("\n")
+    return kept

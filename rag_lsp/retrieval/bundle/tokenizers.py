@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from rag_lsp.retrieval.token_count import estimate_tokens
+from rag_lsp.retrieval.token_count import estimate_tokens, leading_lines
 
 # The encodings a client may ask for, by the names the protocol uses, and ``estimate``.
 ENCODINGS = {"cl100k": "cl100k_base", "o200k": "o200k_base"}
@@ -75,14 +75,7 @@ def truncate_lines(count: Callable[[str], int], text: str, budget: int) -> str:
     """The longest prefix of whole lines of ``text`` whose ``count`` fits ``budget``."""
     if count(text) <= budget:
         return text
-    kept: list[str] = []
-    used = 0
-    for line in text.splitlines(keepends=True):
-        cost = count(line)
-        if used + cost > budget:
-            break
-        kept.append(line)
-        used += cost
+    kept = leading_lines(count, text, budget)
     # Counts of lines add up to about the count of their text; the joined text is checked, line by line
     # shorter, until it fits.
     while kept and count("".join(kept).rstrip("\n")) > budget:
