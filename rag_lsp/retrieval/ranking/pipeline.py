@@ -156,15 +156,12 @@ def _listed(ctx: StrategyContext, places: dict[int, _Place], ranked: dict[str, l
     for name, listed in found.items():
         ranked[name] = [item.chunk_id for item in listed]
         for position, item in enumerate(listed, 1):
-            place = places.get(item.chunk_id)
-            if place is None:
-                if item.chunk_id not in chunks:
-                    continue
-                path = chunks.path_of(item.chunk_id)
-                if ctx.tables.is_secret(path):
-                    continue
-                place = places[item.chunk_id] = _Place(item.chunk_id, path)
-            place.listed[name] = (position, item.reason + expanded)
+            # A place the evidence or an earlier list made is taken as it is; a new one must be a live chunk of a
+            # file that is not secret.
+            if item.chunk_id not in places and (item.chunk_id not in chunks
+                                                or ctx.tables.is_secret(chunks.path_of(item.chunk_id))):
+                continue
+            _place(ctx, places, item.chunk_id).listed[name] = (position, item.reason + expanded)
 
 
 def _fuse(places: dict[int, _Place], ranked: dict[str, list[int]], config: RankingConfig) -> None:
