@@ -39,11 +39,12 @@ from rag_lsp.index.parsing.parse import blob_id, parse_file
 from rag_lsp.index.store import snapshot
 from rag_lsp.index.store.chunk_table import ChunkTable
 from rag_lsp.index.store.code_links import CodeLinks, file_links, loaded_links
+from rag_lsp.index.store.reference_table import ReferenceMap
 from rag_lsp.index.store.snapshot_file import SnapshotError, SnapshotFile, SnapshotWriter
 from rag_lsp.index.symbol_table import SymbolIndex
 from rag_lsp.index.terms import path_tokens, tokenize
 from rag_lsp.index.walk import WalkedFile, WalkStats, load, walk
-from rag_lsp.model import Chunk, Definition, Import, ParsedFile, Reference
+from rag_lsp.model import Chunk, Definition, Import, ParsedFile
 
 # Below this many files to parse, a process pool costs more than it saves.
 POOL_THRESHOLD = 64
@@ -130,7 +131,7 @@ class Index:
         self.admission = admission
         self.chunks = ChunkTable()
         self.files: dict[str, FileEntry] = {}
-        self.references: dict[str, list[Reference]] = {}
+        self.references = ReferenceMap()
         self.imports: dict[str, list[Import]] = {}
         self.bm25 = BM25Index()
         self.symbols = SymbolIndex()
@@ -476,7 +477,7 @@ class Index:
                           for f in loaded.files}
             self.chunks.rebase(loaded.chunks)
             self.bm25 = BM25Index(segment=loaded.segment)
-            self.references = loaded.references
+            self.references = ReferenceMap(loaded.references)
             self.imports = loaded.imports
             self.symbols = SymbolIndex()
             self.symbols.load(self.files, loaded.definitions, loaded.hints)
@@ -484,8 +485,8 @@ class Index:
             self._next_id = max(self._next_id, int(loaded.meta.get("next_id", 0)))
             self._changes += 1
             if loaded.links is not None:
-                # The index's references dict is updated in place by later installs: the links keep a copy.
-                self.links = loaded_links(self, loaded.links, loaded.definitions, dict(loaded.references))
+                # The index's references are updated in place by later installs: the links keep the snapshot's.
+                self.links = loaded_links(self, loaded.links, loaded.definitions, ReferenceMap(loaded.references))
         return set(self.files)
 
     def save(self, with_links: bool = True) -> None:
@@ -507,7 +508,7 @@ class Index:
             try:
                 writer = SnapshotWriter(target)
                 with snapshot.save(self, writer, meta) as written:
-                    chunks, segment = snapshot.reopen(SnapshotFile(written))
+                    chunks, segment, references = snapshot.reopen(SnapshotFile(written))
             except (OSError, SnapshotError) as exc:
                 if writer is not None:
                     writer.abort()
@@ -517,6 +518,7 @@ class Index:
                 return
             self.chunks.rebase(chunks)
             self.bm25 = BM25Index(segment=segment)
+            self.references = ReferenceMap(references)
             self._unsaved = False
 
     def _rebase_if_large(self) -> None:

@@ -14,6 +14,10 @@ themselves are picked out of those files' lists when the name is first asked
 for, and remembered until a file changes. Grouping all of them up front (on
 Django 178,000 references into 42,000 lists) cost the first question after a
 warm start a tenth of a second, and a question asks for a few dozen names.
+The files a snapshot's references came from (``reference_table.py``) are not
+walked name by name either: which of them use a name is read from the
+columns in bulk when the tables are first built, and their uses of a name
+are picked out of the columns.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from rag_lsp.gc_pause import paused_gc
 from rag_lsp.index.admission import is_secret_path
 from rag_lsp.index.module_map import name_and_suffix
 from rag_lsp.index.root_index import Index
+from rag_lsp.index.store.reference_table import StoredReferences
 from rag_lsp.index.symbol_table import discard
 from rag_lsp.index.terms import tokenize
 from rag_lsp.model import Reference
@@ -59,6 +64,11 @@ class WorkspaceTables:
         self._users: dict[str, dict[str, None]] = defaultdict(dict)
         self._references: dict[str, Sequence[Reference]] = {}
         self._used_in: dict[str, tuple[str, ...]] = {}
+        # The snapshot's references of the files added with them unchanged (those still in ``_from_stored``),
+        # and name → the snapshot's files that use it, read from its columns in bulk.
+        self._stored: StoredReferences | None = None
+        self._from_stored: set[str] = set()
+        self._stored_users: dict[str, list[str]] = {}
         # Name → file → its uses there, for the names asked for since a file last changed.
         self._uses: dict[str, dict[str, list[Reference]]] = {}
         self._secret: set[str] = set()
@@ -79,12 +89,19 @@ class WorkspaceTables:
             return
         self._memo.clear()
         self._uses.clear()
+        references = index.references
+        if not self._entries and references.stored is not None:
+            self._stored = references.stored
+            self._stored_users = references.stored.users()
         with paused_gc(keep=not self._entries):
             for path in [p for p, e in self._entries.items() if files.get(p) is not e]:
                 self._remove(path)
             for path, entry in files.items():
                 if path not in self._entries:
-                    self._add(path, entry, index.references.get(path, ()))
+                    if references.stored is self._stored and references.is_stored(path):
+                        self._add(path, entry, None)
+                    else:
+                        self._add(path, entry, references.get(path, ()))
         self._sorted = None
 
     @property
@@ -129,14 +146,19 @@ class WorkspaceTables:
         """File → the references to ``name`` there, in file order; files in the order they were added."""
         found = self._uses.get(name)
         if found is None:
-            users = self._users.get(name)
-            if not users:
-                return {}
+            stored, kept = self._stored, self._from_stored
+            found = {path: stored.named(path, name) for path in self._stored_users.get(name, ())
+                     if path in kept} if stored is not None else {}
             references = self._references
-            found = self._uses[name] = {path: [r for r in references[path] if r.name == name] for path in users}
+            for path in self._users.get(name, ()):
+                found[path] = [r for r in references[path] if r.name == name]
+            if not found:
+                return {}
+            self._uses[name] = found
         return found
 
-    def _add(self, path: str, entry: object, references) -> None:
+    def _add(self, path: str, entry: object, references: Sequence[Reference] | None) -> None:
+        """Add a file; ``references`` None means the snapshot's, whose users are known in bulk."""
         self._entries[path] = entry
         if is_secret_path(path):
             self._secret.add(path)
@@ -156,6 +178,9 @@ class WorkspaceTables:
         self._name_words_of[path] = named
         for word in named:
             self._name_words[word].add(path)
+        if references is None:
+            self._from_stored.add(path)
+            return
         if references:
             self._references[path] = references
         used = tuple(dict.fromkeys(map(_NAME, references)))
@@ -188,6 +213,7 @@ class WorkspaceTables:
         for word in self._name_words_of.pop(path, ()):
             discard(self._name_words, word, path)
         self._references.pop(path, None)
+        self._from_stored.discard(path)
         for name in self._used_in.pop(path, ()):
             users = self._users[name]
             users.pop(path, None)

@@ -33,16 +33,25 @@ def workspace(tmp_path: Path) -> Path:
     return root
 
 
+# How the tables hold the uses of names differs by design: a warm start reads which files use a name from the
+# snapshot's columns, a fresh index from its files' lists. What they answer (``uses``) must be the same.
+_HOW_USES_ARE_HELD = ("_users", "_references", "_used_in", "_stored", "_from_stored", "_stored_users")
+
+
 def derived(index: Index) -> dict:
-    """The lookup tables' contents and the code graph, independent of entry objects."""
+    """The lookup tables' contents and answers, each file's references and the code graph, independent of
+    entry objects."""
     with index.lock:
         found = workspace_tables(index)
         tables = vars(found)
-        uses = {name: found.uses(name) for name in sorted(tables["_users"])}
+        references = {path: list(index.references[path]) for path in sorted(index.references)}
+        names = sorted({r.name for found_in in references.values() for r in found_in})
+        uses = {name: found.uses(name) for name in names}
         built = graph(index)
-    kept = {name: value for name, value in tables.items() if name not in ("_entries", "_version", "_memo", "_uses", "_by_directory")}
-    return {**kept, "paths": sorted(tables["_entries"]), "uses": uses, "neighbours": built.neighbours,
-            "centrality": built.centrality, "graph paths": built.paths}
+    kept = {name: value for name, value in tables.items()
+            if name not in ("_entries", "_version", "_memo", "_uses", "_by_directory", *_HOW_USES_ARE_HELD)}
+    return {**kept, "paths": sorted(tables["_entries"]), "references": references, "uses": uses,
+            "neighbours": built.neighbours, "centrality": built.centrality, "graph paths": built.paths}
 
 
 def fresh(root: Path) -> Index:

@@ -9,9 +9,10 @@ stored here in the form it is used in, so that loading is reading arrays:
 - chunks: columns and their text (read from the mapped file when a chunk is
   asked for, never all at once);
 - the BM25 segment (``bm25_segment.py``) with its vocabulary;
-- definitions, references and imports, as columns (built into the symbol
-  table's objects at load: the symbol table, the module map and the code graph
-  read them all on the first question anyway);
+- definitions, references and imports, as columns (definitions and imports
+  built into objects at load: the symbol table and the module map read them
+  all; references stay columns, made into objects a file at a time when
+  asked for, ``reference_table.py``);
 - each file's links to the files it leans on (``code_links.py``, the code
   graph's edges), when they were computed for the index as saved;
 - the walked files that were rejected for their content (binary, not UTF-8,
@@ -28,7 +29,6 @@ import marshal
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, fields
-from functools import partial
 from itertools import pairwise, repeat
 from typing import TYPE_CHECKING, BinaryIO
 
@@ -36,8 +36,9 @@ import numpy as np
 
 from rag_lsp.index.bm25_segment import ARRAY_NAMES, FrozenSegment
 from rag_lsp.index.store.chunk_table import StoredChunks
+from rag_lsp.index.store.reference_table import StoredReferences
 from rag_lsp.index.store.snapshot_file import SnapshotError, SnapshotFile, SnapshotWriter
-from rag_lsp.model import Definition, Import, Reference
+from rag_lsp.model import Definition, Import
 
 if TYPE_CHECKING:
     from rag_lsp.index.root_index import Index
@@ -67,7 +68,7 @@ class Loaded:
     chunks: StoredChunks
     segment: FrozenSegment
     definitions: dict[str, list[Definition]]
-    references: dict[str, list[Reference]]
+    references: StoredReferences
     imports: dict[str, list[Import]]
     hints: dict[str, str]
     rejected: dict[str, tuple[int, int, str]]
@@ -205,11 +206,13 @@ def _split(blob: memoryview) -> list[str]:
     return str(blob, "utf-8", "surrogatepass").split("\0") if len(blob) else []
 
 
-def reopen(source: SnapshotFile) -> tuple[StoredChunks, FrozenSegment]:
-    """The chunk columns and BM25 segment of a snapshot just written: what the index then serves from it."""
+def reopen(source: SnapshotFile) -> tuple[StoredChunks, FrozenSegment, StoredReferences]:
+    """The chunk columns, BM25 segment and references of a snapshot just written: what the index then serves
+    from it."""
     strings = _split(source.blob("strings"))
     files = _load_files(source, strings)
-    return _load_chunks(source, strings, files), _load_segment(source)
+    paths = [f.path for f in files]
+    return _load_chunks(source, strings, files), _load_segment(source), _load_references(source, strings, paths)
 
 
 def _load_segment(source: SnapshotFile) -> FrozenSegment:
@@ -225,7 +228,8 @@ def _load(source: SnapshotFile, meta: dict) -> Loaded:
     _require(np.array_equal(np.sort(source.array("file_chunks")), chunks.ids), "chunk ids of files")
     segment = _load_segment(source)
     _require(np.array_equal(segment.doc_ids, chunks.ids), "BM25 documents")
-    definitions, references = _load_symbols(source, strings, paths)
+    definitions = _load_definitions(source, strings, paths)
+    references = _load_references(source, strings, paths)
     extra = marshal.loads(source.blob("imports"))
     imports = {paths[number]: [Import(module, paths[number], line, tuple(names), tuple(tuple(p) for p in aliases))
                                for module, line, names, aliases in found]
@@ -292,10 +296,9 @@ def _load_chunks(source: SnapshotFile, strings: list[str], files: list[StoredFil
     return chunks
 
 
-def _load_symbols(source: SnapshotFile, strings: list[str], paths: list[str]
-                  ) -> tuple[dict[str, list[Definition]], dict[str, list[Reference]]]:
-    """Definitions and references by file, built from whole columns: a warm start of Django builds 42,000
-    definitions and 180,000 references here, so strings are looked up by numpy and objects made in C."""
+def _load_definitions(source: SnapshotFile, strings: list[str], paths: list[str]) -> dict[str, list[Definition]]:
+    """Definitions by file, built from whole columns: a warm start of Django builds 42,000 here, so strings
+    are looked up by numpy and objects made in C."""
     rows = source.array("definitions")
     _require(len(rows) % 9 == 0, "definition columns")
     rows = rows.reshape(-1, 9)
@@ -310,18 +313,17 @@ def _load_symbols(source: SnapshotFile, strings: list[str], paths: list[str]
     definitions: dict[str, list[Definition]] = {}
     for start, end in _runs(rows[:, 0]):
         definitions.setdefault(paths[int(rows[start, 0])], []).extend(made[start:end])
+    return definitions
+
+
+def _load_references(source: SnapshotFile, strings: list[str], paths: list[str]) -> StoredReferences:
+    """The references as columns, made into objects a file at a time when asked for (``reference_table.py``)."""
     found = source.array("references")
     _require(len(found) % 4 == 0, "reference columns")
     found = found.reshape(-1, 4)
-    _require(_within(found[:, 0], len(paths)) and _within(found[:, [1, 3]], len(strings)), "references")
-    names, kinds, lines = table[found[:, 1]].tolist(), table[found[:, 3]].tolist(), found[:, 2].tolist()
-    make = partial(tuple.__new__, Reference)
-    references: dict[str, list[Reference]] = {}
-    for start, end in _runs(found[:, 0]):
-        path = paths[int(found[start, 0])]
-        references.setdefault(path, []).extend(map(make, zip(names[start:end], repeat(path, end - start),
-                                                             lines[start:end], kinds[start:end])))
-    return definitions, references
+    _require(_within(found[:, 0], len(paths)) and _within(found[:, [1, 3]], len(strings))
+             and (len(found) < 2 or bool(np.all(np.diff(found[:, 0]) >= 0))), "references")
+    return StoredReferences(found, strings, paths)
 
 
 def _runs(numbers: np.ndarray) -> Iterator[tuple[int, int]]:

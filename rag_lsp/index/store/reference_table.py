@@ -1,0 +1,153 @@
+"""The index's references by file: a snapshot's columns, with the files installed since laid over them.
+
+A warm start of Django used to build all 178,000 references as objects (19 MB, a twentieth of a second) and the
+lookup tables then walked all of them to learn which files use which name. Most are never read: a question
+reads the uses of a few dozen names and the references of a few files. So the references a snapshot holds
+stay columns (file, name, line, kind as numbers into the snapshot's string table), and a file's references
+are made when asked for; which files use a name is read from the columns in bulk.
+
+Files installed after the snapshot (edits, files found by a refresh) are kept as lists, as before, and hide
+the snapshot's rows of the same file; a removed file hides them too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from functools import partial
+from itertools import repeat
+
+import numpy as np
+
+from rag_lsp.model import Reference
+
+_make = partial(tuple.__new__, Reference)
+
+
+class StoredReferences:
+    """A snapshot's references as columns, one row per reference, the rows of a file together."""
+
+    def __init__(self, rows: np.ndarray, strings: Sequence[str], paths: Sequence[str]) -> None:
+        """``rows`` is (file number, name, line, kind) per reference, with names and kinds numbers into
+        ``strings`` and files into ``paths``; the caller checked the ranges and that files do not decrease."""
+        self._files = rows[:, 0]
+        self._names = rows[:, 1]
+        self._lines = rows[:, 2]
+        self._kinds = rows[:, 3]
+        self._strings = strings
+        self.paths = tuple(paths)
+        bounds = np.searchsorted(self._files, np.arange(len(paths) + 1)).tolist()
+        self._bounds = {path: (bounds[i], bounds[i + 1]) for i, path in enumerate(paths) if bounds[i] < bounds[i + 1]}
+        self._name_ids: dict[str, int] | None = None
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+    def holds(self, path: str) -> bool:
+        """Whether the snapshot has references of ``path``."""
+        return path in self._bounds
+
+    def files(self) -> Iterator[str]:
+        """The paths that have references, in the snapshot's order."""
+        return iter(self._bounds)
+
+    def of(self, path: str) -> list[Reference]:
+        """A file's references, in the order the file listed them (made anew on each call)."""
+        span = self._bounds.get(path)
+        if span is None:
+            return []
+        return self._made(path, slice(*span))
+
+    def named(self, path: str, name: str) -> list[Reference]:
+        """A file's references to ``name``, in the file's order."""
+        span = self._bounds.get(path)
+        number = self._ids().get(name)
+        if span is None or number is None:
+            return []
+        start, end = span
+        rows = np.flatnonzero(self._names[start:end] == number) + start
+        return self._made(path, rows)
+
+    def names_of(self, path: str) -> tuple[str, ...]:
+        """The distinct names a file uses, in the order it first uses them."""
+        span = self._bounds.get(path)
+        if span is None:
+            return ()
+        strings, numbers = self._strings, _numbers(self._names[span[0] : span[1]])
+        return tuple(dict.fromkeys(strings[n] for n in numbers))
+
+    def users(self) -> dict[str, list[str]]:
+        """Each name used anywhere → the files using it, in the snapshot's order of files."""
+        if not len(self._names):
+            return {}
+        count = len(self.paths)
+        pairs = np.unique(self._names * count + self._files)
+        names, files = np.divmod(pairs, count)
+        starts = [0, *(np.flatnonzero(np.diff(names)) + 1).tolist(), len(names)]
+        paths = np.array(self.paths, dtype=object)[files].tolist()
+        strings, first = self._strings, _numbers(names[starts[:-1]])
+        return {strings[name]: paths[starts[i] : starts[i + 1]] for i, name in enumerate(first)}
+
+    def _ids(self) -> dict[str, int]:
+        if self._name_ids is None:
+            strings = self._strings
+            self._name_ids = {strings[n]: n for n in _numbers(np.unique(self._names))}
+        return self._name_ids
+
+    def _made(self, path: str, rows: slice | np.ndarray) -> list[Reference]:
+        strings = self._strings
+        names = [strings[n] for n in _numbers(self._names[rows])]
+        kinds = [strings[k] for k in _numbers(self._kinds[rows])]
+        lines = self._lines[rows].tolist()
+        return list(map(_make, zip(names, repeat(path, len(names)), lines, kinds)))
+
+
+def _numbers(column: np.ndarray) -> list[int]:
+    return column.tolist()
+
+
+class ReferenceMap(Mapping[str, Sequence[Reference]]):
+    """Path → its references: the files installed since the snapshot, else the snapshot's rows."""
+
+    def __init__(self, stored: StoredReferences | None = None) -> None:
+        self.stored = stored
+        self._own: dict[str, Sequence[Reference]] = {}
+        # Files of the snapshot removed or installed again since: their rows are not theirs any more.
+        self._hidden: set[str] = set()
+
+    def is_stored(self, path: str) -> bool:
+        """Whether a file's references are still the snapshot's rows."""
+        return self.stored is not None and path not in self._hidden and self.stored.holds(path)
+
+    def __getitem__(self, path: str) -> Sequence[Reference]:
+        own = self._own.get(path)
+        if own is not None:
+            return own
+        if self.is_stored(path):
+            assert self.stored is not None
+            return self.stored.of(path)
+        raise KeyError(path)
+
+    def __contains__(self, path: object) -> bool:
+        return isinstance(path, str) and (path in self._own or self.is_stored(path))
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._own
+        if self.stored is not None:
+            yield from (path for path in self.stored.files() if path not in self._hidden and path not in self._own)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def __setitem__(self, path: str, references: Sequence[Reference]) -> None:
+        self._own[path] = references
+        self._hide(path)
+
+    def pop(self, path: str, default: Sequence[Reference] | None = None) -> Sequence[Reference] | None:
+        found = self.get(path, default)
+        self._own.pop(path, None)
+        self._hide(path)
+        return found
+
+    def _hide(self, path: str) -> None:
+        if self.stored is not None and self.stored.holds(path):
+            self._hidden.add(path)

@@ -1,0 +1,84 @@
+"""The references a snapshot holds stay columns and are made into objects when asked for; what they answer must
+be what the parsed files' own lists say, before and after files are installed over them or removed."""
+
+import numpy as np
+from conftest import write_tree
+
+from rag_lsp.index.parsing.parse import parse_file
+from rag_lsp.index.root_index import Index
+from rag_lsp.index.store.reference_table import ReferenceMap, StoredReferences
+from rag_lsp.index.tables import workspace_tables
+from rag_lsp.model import Reference
+
+FILES = {
+    "a.py": [Reference("run", "a.py", 3), Reference("Ledger", "a.py", 1, "base"), Reference("run", "a.py", 9)],
+    "b.py": [],
+    "c.py": [Reference("post", "c.py", 2), Reference("run", "c.py", 4), Reference("post", "c.py", 7)],
+}
+
+
+def stored(files: dict[str, list[Reference]]) -> StoredReferences:
+    """Columns as the snapshot writes them: a file's rows together, in file order."""
+    strings = sorted({r.name for refs in files.values() for r in refs} | {r.kind for refs in files.values() for r in refs})
+    number = {s: i for i, s in enumerate(strings)}
+    rows = [(i, number[r.name], r.line, number[r.kind]) for i, refs in enumerate(files.values()) for r in refs]
+    return StoredReferences(np.array(rows, dtype=np.int64).reshape(-1, 4), strings, list(files))
+
+
+def test_stored_references_answer_what_the_lists_say():
+    table = stored(FILES)
+    assert {path: table.of(path) for path in FILES} == FILES
+    assert list(table.files()) == ["a.py", "c.py"] and not table.holds("b.py")
+    assert table.named("c.py", "post") == [r for r in FILES["c.py"] if r.name == "post"]
+    assert table.named("a.py", "post") == [] and table.named("a.py", "no_such_name") == []
+    assert table.names_of("a.py") == ("run", "Ledger") and table.names_of("b.py") == ()
+    assert table.users() == {"Ledger": ["a.py"], "post": ["c.py"], "run": ["a.py", "c.py"]}
+    assert stored({}).users() == {} and len(stored({})) == 0
+
+
+def test_files_installed_or_removed_hide_the_snapshot_rows():
+    references = ReferenceMap(stored(FILES))
+    assert dict(references) == {"a.py": FILES["a.py"], "c.py": FILES["c.py"]}
+    mine = [Reference("audit", "a.py", 1)]
+    references["a.py"] = mine
+    assert references["a.py"] is mine and not references.is_stored("a.py") and references.is_stored("c.py")
+    assert references.pop("c.py") == FILES["c.py"] and "c.py" not in references
+    assert references.get("c.py") is None and dict(references) == {"a.py": mine}
+    references["new.py"] = []
+    assert sorted(references) == ["a.py", "new.py"] and len(references) == 2
+
+
+def test_an_index_serves_each_files_own_references_warm_and_after_edits(ledger_root):
+    Index(ledger_root).refresh()
+    index = Index(ledger_root)
+    index.refresh()
+    assert index.references.stored is not None
+
+    def parsed() -> dict[str, list[Reference]]:
+        found = {path: parse_file(path, (ledger_root / path).read_text()).references for path in sorted(index.files)}
+        return {path: refs for path, refs in found.items() if refs}
+
+    assert {path: list(index.references[path]) for path in index.references} == parsed()
+    tables = workspace_tables(index)
+    asked = tables.uses("convert")
+    assert list(asked) == ["shop/ledger.py"] and [r.name for r in asked["shop/ledger.py"]] == ["convert"]
+    assert list(tables.uses("toFixed")) == ["web/format.ts"]
+    (ledger_root / "shop/audit.py").write_text("def audit(ledger):\n    return convert(ledger, 1)\n")
+    index.set_file("shop/audit.py", (ledger_root / "shop/audit.py").read_text())
+    index.remove_file("web/format.ts")
+    (ledger_root / "web/format.ts").unlink()
+    assert {path: list(index.references[path]) for path in index.references} == parsed()
+    tables = workspace_tables(index)
+    expected = {path: [r for r in refs if r.name == "convert"] for path, refs in parsed().items()}
+    assert tables.uses("convert") == {path: refs for path, refs in expected.items() if refs}
+    assert sorted(tables.uses("convert")) == ["shop/audit.py", "shop/ledger.py"] and tables.uses("toFixed") == {}
+
+
+def test_a_save_serves_the_references_from_the_new_snapshot(tmp_path):
+    root = write_tree(tmp_path / "ws", {"m.py": "def f():\n    g()\n", "n.py": "def g():\n    f()\n"})
+    index = Index(root)
+    index.refresh()
+    index.set_file("m.py", "def f():\n    h()\n")
+    assert not index.references.is_stored("m.py")
+    index.save()
+    assert index.references.is_stored("m.py") and [r.name for r in index.references["m.py"]] == ["h"]
