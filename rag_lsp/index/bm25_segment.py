@@ -5,9 +5,10 @@ arrays per term and a tuple per document: right for edits, but a warm start
 that rebuilt it for Django's 150,000 terms and 57,000 chunks spent seconds and
 some 150 MB. A segment is the same postings as a handful of flat arrays:
 
-* ``terms`` (one string each, in sorted order, so a term is found by bisection:
-  a dictionary of Django's 154,000 terms cost every warm start 0.06 s to
-  build) and ``term_ptr``: term ``t``'s postings are
+* ``terms`` (in sorted order, so a term is found by bisection: a dictionary
+  of Django's 154,000 terms cost every warm start 0.06 s to build; a loaded
+  segment's terms stay bytes in the snapshot, ``store/term_table.py``) and
+  ``term_ptr``: term ``t``'s postings are
   ``post_doc[term_ptr[t]:term_ptr[t + 1]]`` (a document's row) with their
   frequencies ``post_tf``;
 * per row, in ascending document id: ``doc_ids``, ``doc_len``, and the row's
@@ -22,10 +23,12 @@ one and the documents of a mutable structure, dropping the dead rows.
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Sequence
 
 import numpy as np
 
 from rag_lsp.index.bm25_mutable import MutableBM25
+from rag_lsp.index.store.term_table import StoredTerms
 
 # The arrays a segment is stored as (``arrays``/``from_arrays``), besides its terms.
 ARRAY_NAMES = ("term_ptr", "post_doc", "post_tf", "doc_ids", "doc_len", "doc_ptr", "doc_terms")
@@ -34,7 +37,7 @@ ARRAY_NAMES = ("term_ptr", "post_doc", "post_tf", "doc_ids", "doc_len", "doc_ptr
 class FrozenSegment:
     """Postings of documents that were indexed together, in flat arrays."""
 
-    def __init__(self, terms: list[str], arrays: dict[str, np.ndarray]) -> None:
+    def __init__(self, terms: Sequence[str], arrays: dict[str, np.ndarray]) -> None:
         self.terms = terms
         self.term_ptr = arrays["term_ptr"]
         self.post_doc = arrays["post_doc"]
@@ -54,7 +57,7 @@ class FrozenSegment:
         return cls([], _empty_arrays())
 
     @classmethod
-    def from_arrays(cls, terms: list[str], arrays: dict[str, np.ndarray]) -> FrozenSegment:
+    def from_arrays(cls, terms: Sequence[str], arrays: dict[str, np.ndarray]) -> FrozenSegment:
         """A segment over stored arrays (views of a mapped file are fine); ``ValueError`` if they disagree."""
         _check(terms, arrays)
         return cls(terms, arrays)
@@ -64,8 +67,11 @@ class FrozenSegment:
 
     def number(self, term: str) -> int:
         """A term's number (its position in ``terms``), or -1."""
-        position = bisect_left(self.terms, term)
-        return position if position < len(self.terms) and self.terms[position] == term else -1
+        terms = self.terms
+        if isinstance(terms, StoredTerms):
+            return terms.number(term)
+        position = bisect_left(terms, term)
+        return position if position < len(terms) and terms[position] == term else -1
 
     def row_of(self, doc_id: int) -> int:
         """The live row of a document, or -1."""
@@ -171,12 +177,12 @@ def _empty_arrays() -> dict[str, np.ndarray]:
             "doc_terms": np.zeros(0, dtype=np.int32)}
 
 
-def _check(terms: list[str], arrays: dict[str, np.ndarray]) -> None:
+def _check(terms: Sequence[str], arrays: dict[str, np.ndarray]) -> None:
     """Raise ``ValueError`` unless the arrays describe a well-formed segment (cheap checks, no full scan of
     the text): terms are sorted, sizes agree, pointers rise from 0 to the postings' count, numbers are within
     range."""
-    # Sorting a sorted list is one pass of comparisons.
-    if terms != sorted(terms):
+    # Stored terms checked their order when they were read; sorting a sorted list is one pass of comparisons.
+    if not isinstance(terms, StoredTerms) and list(terms) != sorted(terms):
         raise ValueError("segment terms are not in sorted order")
     dtypes = {"term_ptr": np.int64, "post_doc": np.int32, "post_tf": np.float32, "doc_ids": np.int64,
               "doc_len": np.int32, "doc_ptr": np.int64, "doc_terms": np.int32}

@@ -38,6 +38,7 @@ from rag_lsp.index.bm25_segment import ARRAY_NAMES, FrozenSegment
 from rag_lsp.index.store.chunk_table import StoredChunks
 from rag_lsp.index.store.reference_table import StoredReferences
 from rag_lsp.index.store.snapshot_file import SnapshotError, SnapshotFile, SnapshotWriter
+from rag_lsp.index.store.term_table import StoredTerms
 from rag_lsp.model import Definition, Import
 
 if TYPE_CHECKING:
@@ -216,7 +217,7 @@ def reopen(source: SnapshotFile) -> tuple[StoredChunks, FrozenSegment, StoredRef
 
 
 def _load_segment(source: SnapshotFile) -> FrozenSegment:
-    terms = _split(source.blob("bm25_terms"))
+    terms = StoredTerms(source.blob("bm25_terms"))
     return FrozenSegment.from_arrays(terms, {name: source.array(f"bm25_{name}") for name in ARRAY_NAMES})
 
 
