@@ -14,10 +14,9 @@ themselves are picked out of those files' lists when the name is first asked
 for, and remembered until a file changes. Grouping all of them up front (on
 Django 178,000 references into 42,000 lists) cost the first question after a
 warm start a tenth of a second, and a question asks for a few dozen names.
-The files a snapshot's references came from (``reference_table.py``) are not
-walked name by name either: which of them use a name is read from the
-columns in bulk when the tables are first built, and their uses of a name
-are picked out of the columns.
+The files whose references are still a snapshot's (``reference_table.py``)
+are not walked at all: a name's uses in them are read from the snapshot's
+columns when the name is asked for.
 """
 
 from __future__ import annotations
@@ -64,11 +63,9 @@ class WorkspaceTables:
         self._users: dict[str, dict[str, None]] = defaultdict(dict)
         self._references: dict[str, Sequence[Reference]] = {}
         self._used_in: dict[str, tuple[str, ...]] = {}
-        # The snapshot's references of the files added with them unchanged (those still in ``_from_stored``),
-        # and name → the snapshot's files that use it, read from its columns in bulk.
+        # The snapshot's references, for the files added with them unchanged (those still in ``_from_stored``).
         self._stored: StoredReferences | None = None
         self._from_stored: set[str] = set()
-        self._stored_users: dict[str, list[str]] = {}
         # Name → file → its uses there, for the names asked for since a file last changed.
         self._uses: dict[str, dict[str, list[Reference]]] = {}
         self._secret: set[str] = set()
@@ -92,7 +89,6 @@ class WorkspaceTables:
         references = index.references
         if not self._entries and references.stored is not None:
             self._stored = references.stored
-            self._stored_users = references.stored.users()
         with paused_gc(keep=not self._entries):
             for path in [p for p, e in self._entries.items() if files.get(p) is not e]:
                 self._remove(path)
@@ -147,7 +143,7 @@ class WorkspaceTables:
         found = self._uses.get(name)
         if found is None:
             stored, kept = self._stored, self._from_stored
-            found = {path: stored.named(path, name) for path in self._stored_users.get(name, ())
+            found = {path: uses for path, uses in stored.uses_of(name).items()
                      if path in kept} if stored is not None else {}
             references = self._references
             for path in self._users.get(name, ()):
@@ -158,7 +154,7 @@ class WorkspaceTables:
         return found
 
     def _add(self, path: str, entry: object, references: Sequence[Reference] | None) -> None:
-        """Add a file; ``references`` None means the snapshot's, whose users are known in bulk."""
+        """Add a file; ``references`` None means the snapshot's, whose uses of a name are read from its columns."""
         self._entries[path] = entry
         if is_secret_path(path):
             self._secret.add(path)

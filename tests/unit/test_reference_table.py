@@ -29,11 +29,11 @@ def test_stored_references_answer_what_the_lists_say():
     table = stored(FILES)
     assert {path: table.of(path) for path in FILES} == FILES
     assert list(table.files()) == ["a.py", "c.py"] and not table.holds("b.py")
-    assert table.named("c.py", "post") == [r for r in FILES["c.py"] if r.name == "post"]
-    assert table.named("a.py", "post") == [] and table.named("a.py", "no_such_name") == []
-    assert table.names_of("a.py") == ("run", "Ledger") and table.names_of("b.py") == ()
-    assert table.users() == {"Ledger": ["a.py"], "post": ["c.py"], "run": ["a.py", "c.py"]}
-    assert stored({}).users() == {} and len(stored({})) == 0
+    for name in ("run", "post", "Ledger"):
+        grouped = {path: [r for r in refs if r.name == name] for path, refs in FILES.items()}
+        assert table.uses_of(name) == {path: refs for path, refs in grouped.items() if refs}
+    assert list(table.uses_of("run")) == ["a.py", "c.py"] and table.uses_of("no_such_name") == {}
+    assert stored({}).uses_of("run") == {} and len(stored({})) == 0
 
 
 def test_files_installed_or_removed_hide_the_snapshot_rows():

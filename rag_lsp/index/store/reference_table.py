@@ -4,7 +4,7 @@ A warm start of Django used to build all 178,000 references as objects (19 MB, a
 lookup tables then walked all of them to learn which files use which name. Most are never read: a question
 reads the uses of a few dozen names and the references of a few files. So the references a snapshot holds
 stay columns (file, name, line, kind as numbers into the snapshot's string table), and a file's references
-are made when asked for; which files use a name is read from the columns in bulk.
+are made when asked for; a name's uses are read from the columns in one pass.
 
 Files installed after the snapshot (edits, files found by a refresh) are kept as lists, as before, and hide
 the snapshot's rows of the same file; a removed file hides them too.
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from functools import partial
-from itertools import repeat
+from itertools import pairwise, repeat
 
 import numpy as np
 
@@ -57,35 +57,23 @@ class StoredReferences:
             return []
         return self._made(path, slice(*span))
 
-    def named(self, path: str, name: str) -> list[Reference]:
-        """A file's references to ``name``, in the file's order."""
-        span = self._bounds.get(path)
+    def uses_of(self, name: str) -> dict[str, list[Reference]]:
+        """Each file's references to ``name``, files in the snapshot's order and references in each file's:
+        one comparison over the whole name column, where walking the files that use a popular name cost more
+        than the rest of a first question."""
         number = self._ids().get(name)
-        if span is None or number is None:
-            return []
-        start, end = span
-        rows = np.flatnonzero(self._names[start:end] == number) + start
-        return self._made(path, rows)
-
-    def names_of(self, path: str) -> tuple[str, ...]:
-        """The distinct names a file uses, in the order it first uses them."""
-        span = self._bounds.get(path)
-        if span is None:
-            return ()
-        strings, numbers = self._strings, _numbers(self._names[span[0] : span[1]])
-        return tuple(dict.fromkeys(strings[n] for n in numbers))
-
-    def users(self) -> dict[str, list[str]]:
-        """Each name used anywhere → the files using it, in the snapshot's order of files."""
-        if not len(self._names):
+        if number is None:
             return {}
-        count = len(self.paths)
-        pairs = np.unique(self._names * count + self._files)
-        names, files = np.divmod(pairs, count)
-        starts = [0, *(np.flatnonzero(np.diff(names)) + 1).tolist(), len(names)]
-        paths = np.array(self.paths, dtype=object)[files].tolist()
-        strings, first = self._strings, _numbers(names[starts[:-1]])
-        return {strings[name]: paths[starts[i] : starts[i + 1]] for i, name in enumerate(first)}
+        rows = np.flatnonzero(self._names == number)
+        files = self._files[rows]
+        bounds = [0, *(np.flatnonzero(np.diff(files)) + 1).tolist(), len(rows)]
+        paths, lines, kinds = self.paths, _numbers(self._lines[rows]), _numbers(self._kinds[rows])
+        strings = self._strings
+        found: dict[str, list[Reference]] = {}
+        for start, end in pairwise(bounds):
+            path = paths[int(files[start])]
+            found[path] = [_make((name, path, lines[i], strings[kinds[i]])) for i in range(start, end)]
+        return found
 
     def _ids(self) -> dict[str, int]:
         if self._name_ids is None:
