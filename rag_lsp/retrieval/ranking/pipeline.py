@@ -134,10 +134,11 @@ def rank_staged(ctx: StrategyContext, evidence: list[Candidate], limit: int, con
     return chosen
 
 
-def _place(ctx: StrategyContext, places: dict[int, _Place], chunk_id: int) -> _Place:
+def _place(ctx: StrategyContext, places: dict[int, _Place], chunk_id: int, path: str | None = None) -> _Place:
+    """The place of a chunk, made on first sight (``path`` is its file, when the caller has read it already)."""
     place = places.get(chunk_id)
     if place is None:
-        place = places[chunk_id] = _Place(chunk_id, ctx.index.chunks.path_of(chunk_id))
+        place = places[chunk_id] = _Place(chunk_id, path if path is not None else ctx.index.chunks.path_of(chunk_id))
     return place
 
 
@@ -158,12 +159,9 @@ def _listed(ctx: StrategyContext, places: dict[int, _Place], ranked: dict[str, l
         for position, (item, path) in enumerate(zip(listed, chunks.paths_of(ranked[name])), 1):
             # A place the evidence or an earlier list made is taken as it is; a new one must be a live chunk of a
             # file that is not secret.
-            place = places.get(item.chunk_id)
-            if place is None:
-                if path is None or ctx.tables.is_secret(path):
-                    continue
-                place = places[item.chunk_id] = _Place(item.chunk_id, path)
-            place.listed[name] = (position, item.reason + expanded)
+            if item.chunk_id not in places and (path is None or ctx.tables.is_secret(path)):
+                continue
+            _place(ctx, places, item.chunk_id, path).listed[name] = (position, item.reason + expanded)
 
 
 def _fuse(places: dict[int, _Place], ranked: dict[str, list[int]], config: RankingConfig) -> None:
