@@ -26,12 +26,14 @@ _DOC_DIRS = frozenset({"doc", "docs", "documentation"})
 _NON_CODE_LANGUAGES = PROSE_LANGUAGES | {"yaml", "toml", "json", "ini", "html", "css", "sql", "build"}
 
 
+@lru_cache(maxsize=65536)
 def is_test_path(path: str) -> bool:
     """Tests and test data, by directory or by the naming conventions of the common test runners."""
     parts = path.split("/")
     return _TEST_NAME.match(parts[-1]) is not None or any(part.lower() in TEST_DIRS for part in parts[:-1])
 
 
+@lru_cache(maxsize=65536)
 def is_example_path(path: str) -> bool:
     """Examples, samples and benchmarks, and code inside documentation directories."""
     directories = [part.lower() for part in path.split("/")[:-1]]
@@ -39,6 +41,7 @@ def is_example_path(path: str) -> bool:
         any(part in _DOC_DIRS for part in directories) and not is_prose_path(path))
 
 
+@lru_cache(maxsize=65536)
 def is_prose_path(path: str) -> bool:
     return language_for_path(path) in PROSE_LANGUAGES
 
@@ -57,6 +60,7 @@ def is_code_path(path: str) -> bool:
             and _TOOL_CONFIG.search(path.rsplit("/", 1)[-1]) is None)
 
 
+@lru_cache(maxsize=65536)
 def is_unknown_path(path: str) -> bool:
     """A file whose type the language table does not know: a grammar, a template, a script in a small
     language, or data. Where it lives tells which (ranking: beside the source, it is part of it)."""

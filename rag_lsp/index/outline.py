@@ -46,13 +46,17 @@ class FileText:
 
     @classmethod
     def from_chunks(cls, chunks: list[Chunk]) -> FileText:
-        last = max((c.end_line for c in chunks), default=0)
+        return cls.from_pieces([(chunk.start_line, chunk.end_line, chunk.content) for chunk in chunks])
+
+    @classmethod
+    def from_pieces(cls, pieces: list[tuple[int, int, str]]) -> FileText:
+        """The text of a file's chunks given as (first line, last line, text), in the file's chunk order."""
+        last = max((end for _, end, _ in pieces), default=0)
         lines = [""] * last
-        for chunk in chunks:
-            count = chunk.end_line - chunk.start_line + 1
+        for start, end, content in pieces:
             # A piece of a split definition starts with a repeated signature: its own lines are the last ones.
-            own = chunk.content.split("\n")[-count:]
-            lines[chunk.start_line - 1 : chunk.start_line - 1 + len(own)] = own
+            own = content.split("\n")[-(end - start + 1):]
+            lines[start - 1 : start - 1 + len(own)] = own
         return cls(lines)
 
     def __len__(self) -> int:

@@ -531,7 +531,7 @@ class Index:
 
     def chunks_of(self, path: str) -> list[tuple[int, Chunk]]:
         entry = self.files.get(path)
-        return [(i, self.chunks[i]) for i in entry.chunk_ids] if entry else []
+        return list(zip(entry.chunk_ids, self.chunks.many(entry.chunk_ids))) if entry else []
 
     def chunk_at(self, path: str, line: int) -> tuple[int, Chunk] | None:
         """The innermost chunk of a file that covers a 1-based line."""

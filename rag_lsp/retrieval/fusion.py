@@ -239,7 +239,8 @@ def _file_candidates(index: Index, ranked: RankedFile, located: dict[int, list[F
         why = list(dict.fromkeys(f.reason for f in found))
         if ranked.demotion and position == 0:
             why.append(f"demoted: {ranked.demotion}")
-        strategies = [name for name in REGISTRY if any(f.strategy == name for f in found)]
+        used = {f.strategy for f in found}
+        strategies = [name for name in REGISTRY if name in used]
         sources = sorted({f.source for f in found})
         candidates.append(Candidate(chunk_id, ranked.score * weight / top, why, strategies, sources))
     return candidates

@@ -54,6 +54,8 @@ class RagServer(LanguageServer):
         # The event loop pygls runs on, known from the first message; threads use it to talk to the client.
         self.loop: asyncio.AbstractEventLoop | None = None
         self._lens_refresh: asyncio.TimerHandle | None = None
+        # The last mutation given to the writer thread.
+        self._last_write: Future | None = None
 
     # Helpers used by handlers.
 
@@ -61,6 +63,7 @@ class RagServer(LanguageServer):
         """Run a mutation on the writer thread, after every mutation submitted before it."""
         future = self.writer.submit(work, *args)
         future.add_done_callback(self._report_failure)
+        self._last_write = future
         return future
 
     @staticmethod
@@ -69,8 +72,11 @@ class RagServer(LanguageServer):
             log.error("update failed: %s", future.exception(), exc_info=future.exception())
 
     async def after_writes(self) -> None:
-        """Wait until every edit received so far is applied (a query must see them)."""
-        await asyncio.wrap_future(self.writer.submit(lambda: None))
+        """Wait until every edit received so far is applied (a query must see them). The writer applies them in
+        the order they were submitted (all on the event loop), so when the last is done all are, and a question
+        asked with no edit pending does not wait for a turn of the writer thread."""
+        if self._last_write is not None and not self._last_write.done():
+            await asyncio.wrap_future(self.writer.submit(lambda: None))
 
     async def run(self, work: Callable[..., Any], *args: Any) -> Any:
         """Answer a query off the event loop, once every edit received before it is applied."""

@@ -31,7 +31,7 @@ from pygls.exceptions import (
     JsonRpcMethodNotFound,
 )
 from pygls.protocol import LanguageServerProtocol
-from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage
+from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage, JsonRPCResponseMessage
 from pygls.protocol.language_server import lsp_method
 
 log = logging.getLogger("rag_lsp.server")
@@ -125,6 +125,13 @@ class Protocol(LanguageServerProtocol):
             future = self._request_futures.get(msg_id)
             if future is not None:
                 future.add_done_callback(lambda _: self._request_futures.pop(msg_id, None))
+
+    def _serialize_message(self, data: Any) -> Any:
+        # The answer of a custom request (``ragLsp/context``) is JSON already (``wire.py``): sent as it is. cattrs
+        # would copy it value by value first, a millisecond for a context answer on the event loop.
+        if type(data) is JsonRPCResponseMessage and isinstance(data.result, dict):
+            return {"id": data.id, "jsonrpc": data.jsonrpc, "result": data.result}
+        return super()._serialize_message(data)
 
     def _knows(self, method: str) -> bool:
         return method in self.fm.features or method in self.fm.builtin_features

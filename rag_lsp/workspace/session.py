@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from rag_lsp.gc_pause import tune_for_answers
 from rag_lsp.index.admission import Admission
 from rag_lsp.index.cache import default_cache_root
 from rag_lsp.index.root_index import Index, IndexBudget, IndexStats
@@ -112,6 +113,8 @@ class Session:
         in-process tests leave it off so that no process is started behind their back).
         ``wait_for_servers`` is how long a question may wait for a server to start: 0 in the editor, where
         the patterns answer while it starts, longer for one-shot command-line questions."""
+        # A session holds an index and answers questions: the collector runs less often (``gc_pause.py``).
+        tune_for_answers()
         self.client_settings = client_settings or Settings()
         self.language_servers = language_servers
         self.wait_for_servers = wait_for_servers

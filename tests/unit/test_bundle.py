@@ -410,17 +410,47 @@ def test_definitions_sharing_a_name_share_its_resolved_uses_but_not_their_own_li
     assert {n: callers(cleans[n], shared) for n in order} == dict(enumerate(alone))
 
 
+def test_callers_kept_across_answers_follow_an_edit_of_the_using_file(tmp_path):
+    # A file's first uses of a name are kept from one answer to the next; an edit that moves them is read
+    # afresh, and the callers equal those of a fresh index of the edited tree.
+    from rag_lsp.retrieval.bundle.relations import _callers
+
+    files = {"a.py": "def clean(value):\n    return value.strip()\n",
+             "b.py": "from a import clean\n\n\ndef use_b(a):\n    return clean(a)\n\n\ndef other_b(a):\n    return a\n"}
+    edited = "from a import clean\n\n\ndef use_b(a):\n    return a\n\n\ndef other_b(a):\n    return clean(a)\n"
+
+    def callers(index, resolved):
+        provider = IndexSymbolProvider(index, workspace_tables(index))
+        [clean] = index.symbols.by_name("clean")
+        return [(path, qualname) for path, qualname, _, _ in
+                _callers(index, provider, clean, provider.references(clean), resolved)]
+
+    index = Index(write_tree(tmp_path / "ws", files), use_cache=False)
+    index.refresh()
+    kept: dict = {}
+    assert callers(index, kept) == callers(index, kept) == [("b.py", "use_b")]
+    index.set_file("b.py", edited)
+    fresh = Index(write_tree(tmp_path / "fresh", {**files, "b.py": edited}), use_cache=False)
+    fresh.refresh()
+    assert callers(index, kept) == callers(fresh, {}) == [("b.py", "other_b")]
+
+
 @pytest.mark.parametrize("name", ["cl100k", "estimate"])
-def test_remembered_counts_are_the_tokenizers_own(name):
-    # One answer's counts are kept by text, and asked again they are what the tokenizer says.
+def test_remembered_counts_are_the_tokenizers_own(name, monkeypatch):
+    # Counts are kept by text across answers, at most COUNTS_KEPT of them per encoding, and asked again (by
+    # the same answer or a later one) they are what the tokenizer says.
+    from rag_lsp.retrieval.bundle import tokenizers
     from rag_lsp.retrieval.bundle.tokenizers import Remembered
 
+    monkeypatch.setattr(tokenizers, "COUNTS_KEPT", 5)
+    monkeypatch.setattr(tokenizers, "_KEPT", {})
     counter = tokenizer(name)
-    remembered = Remembered(counter)
     texts = ["def post(self, entry):\n    return entry\n", "aaaa aaaa aaaa aaaa aaaa aaaa aaaa aaaa aaaa aa\n",
              "x = 1\n" * 40, ""]
     for _ in range(2):
+        remembered = Remembered(counter)
         for text in texts:
             assert remembered.count(text) == counter.count(text)
             for budget in (0, 3, 10, 1000):
                 assert remembered.truncate(text, budget) == counter.truncate(text, budget)
+            assert len(tokenizers._KEPT[counter.name]) <= 5

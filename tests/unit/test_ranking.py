@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 
+import numpy as np
 import pytest
 from conftest import write_tree
 
@@ -13,7 +14,7 @@ from rag_lsp.index.file_bm25 import file_scores, top_files
 from rag_lsp.index.root_index import Index, chunk_terms
 from rag_lsp.retrieval.answer import ContextRequest
 from rag_lsp.retrieval.query import parse_query
-from rag_lsp.retrieval.ranking.candidates import bm25_files, definitions, path_words, spelled_names
+from rag_lsp.retrieval.ranking.candidates import best_chunks, bm25_files, definitions, path_words, spelled_names
 from rag_lsp.retrieval.ranking.config import DEFAULT_RANKING, DESIGNED_SIGNALS, EVIDENCE_ONLY, RankingConfig
 from rag_lsp.retrieval.retrieve import retrieve
 from rag_lsp.retrieval.strategies.base import StrategyContext
@@ -109,6 +110,21 @@ def test_top_files_are_the_best_scores_with_ties_by_path(tmp_path):
     assert top_files(index, terms, 2) == expected[:2]
     assert "e/other.py" not in dict(top_files(index, terms, 10))
 
+
+
+def test_each_files_best_chunk_is_its_first_chunk_of_the_highest_score(index):
+    # One pass over all the files' chunk scores picks what np.argmax picks file by file: the best-scoring chunk,
+    # the first of equals (the file's first chunk when no chunk shares a word); files without chunks are left out.
+    paths = [*sorted(index.files), "no/such.py"]
+    for text in ("how are routes registered on the router", "nothing matches zzz", "two three"):
+        terms = parse_query(text).terms
+        expected = {}
+        for path in paths[:-1]:
+            ids = index.files[path].chunk_ids
+            if ids:
+                expected[path] = ids[int(np.argmax(index.bm25.score_array(list(terms), ids)))]
+        assert best_chunks(index, terms, paths) == expected
+        assert best_chunks(index, terms, paths[::-1]) == expected
 
 def test_lists_find_files_by_their_words_names_and_definitions(index):
     query = parse_query("how does the router register routes")

@@ -135,3 +135,35 @@ def test_many_files_are_moved_into_snapshots_while_indexing(tmp_path, monkeypatc
     warm = Index(root)
     assert warm.refresh().parsed == 0
     assert snapshot(warm) == snapshot(index)
+
+
+def test_chunks_asked_together_are_the_chunks_asked_one_by_one(ledger_root):
+    # A file's chunks are built from the stored columns together (``many``), their lines and text read without
+    # building them (``pieces_of``) and their paths read together (``paths_of``): each equals the one-by-one answer of another warm index, for stored chunks (one of them
+    # built already), chunks indexed since the snapshot, and removed ones.
+    Index(ledger_root).refresh()
+
+    def warm() -> Index:
+        index = Index(ledger_root)
+        index.refresh()
+        index.chunks[next(iter(index.chunks))]
+        index.remove_file("web/format.ts")
+        index.set_file("shop/audit.py", "def audit(ledger):\n    return ledger.accounts\n")
+        return index
+
+    removed = fresh(ledger_root).files["web/format.ts"].chunk_ids
+    together, alone = warm(), warm()
+    present = list(alone.chunks)
+    assert alone.chunks.live and alone.chunks.stored is not None
+    assert set(removed) <= set(alone.chunks.stored.ids.tolist()) - set(present)
+    asked = [*present, *removed, max(present) + 1000]
+    assert together.chunks.paths_of(asked) == [alone.chunks.path_of(i) for i in present] + [None] * (len(removed) + 1)
+    assert together.chunks.pieces_of(present) == [(c.start_line, c.end_line, c.content)
+                                                  for c in (alone.chunks[i] for i in present)]
+    assert together.chunks.many(present[::-1]) == [alone.chunks[i] for i in present[::-1]]
+    for asked_together in (together.chunks.many, together.chunks.pieces_of):
+        with pytest.raises(KeyError):
+            asked_together([present[0], removed[0]])
+    again = warm()
+    for path, entry in again.files.items():
+        assert again.chunks_of(path) == [(i, alone.chunks[i]) for i in entry.chunk_ids]

@@ -14,6 +14,8 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from itertools import pairwise
+from typing import cast
 
 import numpy as np
 
@@ -51,14 +53,49 @@ class StoredChunks:
         row = bisect_left(self._search, chunk_id)
         return row if row < len(self._search) and self._search[row] == chunk_id else -1
 
-    def build(self, row: int) -> Chunk:
-        path, language, blob = self.files[self.file[row]]
-        symbol, qualname = int(self.symbol[row]), int(self.qualname[row])
-        start, end = int(self.text_ptr[row]), int(self.text_ptr[row + 1])
-        return Chunk(path, int(self.lines[row, 0]), int(self.lines[row, 1]), int(self.spans[row, 0]),
-                     int(self.spans[row, 1]), self.strings[symbol] if symbol >= 0 else None,
-                     self.strings[qualname] if qualname >= 0 else None, self.strings[self.kind[row]],
-                     language, blob, str(self.text[start:end], "utf-8", "replace"))
+    def rows_of(self, chunk_ids: list[int]) -> list[int]:
+        """``row_of`` for many ids, in one search."""
+        if not len(self.ids):
+            return [-1] * len(chunk_ids)
+        wanted = np.asarray(chunk_ids, dtype=np.int64)
+        rows = np.searchsorted(self.ids, wanted)
+        rows[self.ids[np.minimum(rows, len(self.ids) - 1)] != wanted] = -1
+        return rows.tolist()
+
+    def build_many(self, rows: list[int]) -> list[Chunk]:
+        """The chunks of some rows, each column read once for all of them: a file's chunks are asked for
+        together, and reading numpy scalars one by one cost as much as building the chunks."""
+        strings, files, text = self.strings, self.files, self.text
+        at = self._at(rows)
+        built = []
+        for file, (first, last), (start_byte, end_byte), symbol, qualname, kind, (start, end) in zip(
+                self.file[at].tolist(), self.lines[at].tolist(), self.spans[at].tolist(), self.symbol[at].tolist(),
+                self.qualname[at].tolist(), self.kind[at].tolist(), self._text_spans(at)):
+            path, language, blob = files[file]
+            built.append(Chunk(path, first, last, start_byte, end_byte, strings[symbol] if symbol >= 0 else None,
+                               strings[qualname] if qualname >= 0 else None, strings[kind], language, blob,
+                               str(text[start:end], "utf-8", "replace")))
+        return built
+
+    def pieces(self, rows: list[int]) -> list[tuple[int, int, str]]:
+        """The first line, last line and text of some rows' chunks, without building them."""
+        text, at = self.text, self._at(rows)
+        return [(first, last, str(text[start:end], "utf-8", "replace"))
+                for (first, last), (start, end) in zip(self.lines[at].tolist(), self._text_spans(at))]
+
+    def _at(self, rows: list[int]) -> slice | np.ndarray:
+        """What selects ``rows`` from a column: a slice when they are consecutive (a file's chunks are), which
+        numpy reads faster than a list of rows."""
+        if rows and rows == list(range(rows[0], rows[0] + len(rows))):
+            return slice(rows[0], rows[0] + len(rows))
+        return np.asarray(rows, dtype=np.int64)
+
+    def _text_spans(self, at: slice | np.ndarray) -> list[tuple[int, int]]:
+        """The byte range in ``text`` of each row ``at`` selects."""
+        if isinstance(at, slice):
+            bounds = self.text_ptr[at.start : at.stop + 1].tolist()
+            return list(pairwise(bounds))
+        return list(zip(self.text_ptr[at].tolist(), self.text_ptr[at + 1].tolist()))
 
     def content(self, row: int) -> str:
         return str(self.text[int(self.text_ptr[row]) : int(self.text_ptr[row + 1])], "utf-8", "replace")
@@ -88,11 +125,48 @@ class ChunkTable(Mapping[int, Chunk]):
         row = self._row(chunk_id)
         if row < 0 or self.stored is None:
             raise KeyError(chunk_id)
-        chunk = self.stored.build(row)
+        chunk = self.stored.build_many([row])[0]
         if len(self._memo) >= MEMO_SIZE:
             del self._memo[next(iter(self._memo))]
         self._memo[chunk_id] = chunk
         return chunk
+
+    def many(self, chunk_ids: list[int]) -> list[Chunk]:
+        """The chunks of ``chunk_ids`` in their order (``KeyError`` for one not in the table); the stored ones not
+        kept yet are built together, their rows found in one search."""
+        found, missing, rows = self._split(chunk_ids)
+        if missing:
+            for position, chunk in zip(missing, cast(StoredChunks, self.stored).build_many(rows)):
+                found[position] = chunk
+                if len(self._memo) >= MEMO_SIZE:
+                    del self._memo[next(iter(self._memo))]
+                self._memo[chunk_ids[position]] = chunk
+        return cast(list[Chunk], found)
+
+    def pieces_of(self, chunk_ids: list[int]) -> list[tuple[int, int, str]]:
+        """The first line, last line and text of each chunk of ``chunk_ids`` (``KeyError`` for one not in the
+        table), without building the stored ones: what a file's text is rebuilt from."""
+        found, missing, rows = self._split(chunk_ids)
+        pieces = [(chunk.start_line, chunk.end_line, chunk.content) if chunk is not None else (0, 0, "")
+                  for chunk in found]
+        if missing:
+            for position, piece in zip(missing, cast(StoredChunks, self.stored).pieces(rows)):
+                pieces[position] = piece
+        return pieces
+
+    def _split(self, chunk_ids: list[int]) -> tuple[list[Chunk | None], list[int], list[int]]:
+        """The chunks of ``chunk_ids`` held as objects (None for the others), and the positions and stored rows
+        of the others; ``KeyError`` for an id not in the table."""
+        found = [self.live.get(chunk_id) or self._memo.get(chunk_id) for chunk_id in chunk_ids]
+        missing = [position for position, chunk in enumerate(found) if chunk is None]
+        if not missing:
+            return found, [], []
+        wanted = [chunk_ids[position] for position in missing]
+        rows = self.stored.rows_of(wanted) if self.stored is not None else [-1] * len(wanted)
+        for chunk_id, row in zip(wanted, rows):
+            if row < 0 or chunk_id in self._gone:
+                raise KeyError(chunk_id)
+        return found, missing, rows
 
     def content(self, chunk_id: int) -> str:
         """A chunk's text, without building the chunk when it is stored."""
@@ -113,6 +187,22 @@ class ChunkTable(Mapping[int, Chunk]):
         if row < 0 or self.stored is None:
             raise KeyError(chunk_id)
         return self.stored.files[self.stored.file[row]][0]
+
+    def paths_of(self, chunk_ids: list[int]) -> list[str | None]:
+        """``path_of`` for many chunks, None for an id not in the table; the stored rows found in one search."""
+        found: list[str | None] = []
+        stored: list[int] = []
+        for position, chunk_id in enumerate(chunk_ids):
+            chunk = self.live.get(chunk_id) or self._memo.get(chunk_id)
+            found.append(chunk.path if chunk is not None else None)
+            if chunk is None and chunk_id not in self._gone:
+                stored.append(position)
+        if stored and self.stored is not None:
+            files, file = self.stored.files, self.stored.file
+            for position, row in zip(stored, self.stored.rows_of([chunk_ids[position] for position in stored])):
+                if row >= 0:
+                    found[position] = files[file[row]][0]
+        return found
 
     def has_symbol(self, chunk_id: int) -> bool:
         """Whether a chunk is a definition's, read from the columns when it is stored."""

@@ -12,6 +12,7 @@ only the top ``RELATED_ENTITIES`` definitions get tests, documents and configura
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -103,7 +104,9 @@ def gather(index: Index, placed: Sequence[Placed], provider: SymbolProvider, tem
     wants_references = bool(sections & {"callers", "tests"})
     entities = 0
     taken = {(p.chunk.path, p.start_line) for p in placed}
-    resolved: Resolved = {}
+    resolved = _RESOLVED.get(index)
+    if resolved is None:
+        resolved = _RESOLVED[index] = {}
     for position, place in enumerate(placed):
         summary = summariser.summarise(place.chunk)
         definition = summary.definition
@@ -153,9 +156,12 @@ _OWNERS = PerFile(_paint, OWNERS_KEPT)
 Caller = tuple[str, str, str, int]
 # A file's uses of a name as (line, qualified name, kind) at the first use by each innermost definition, for
 # one list of references: a question's definitions often share a name (four ``clean`` methods, each with the
-# same 943 uses in 67 files), and each file's uses are resolved once per answer. Keyed by the path and the
-# list's identity, and holding the list, so that an id is not reused while the entry lives.
-Resolved = dict[tuple[str, int], tuple[list[Reference], list[tuple[int, str, str]]]]
+# same 943 uses in 67 files), and the next question asks about the same names again. Kept per index across
+# answers (the ``RESOLVED_KEPT`` most recent), keyed by the path and the list's identity, and holding the list,
+# so that an id is not reused while the entry lives, and the file's entry, so that a changed file is read afresh.
+Resolved = dict[tuple[str, int], tuple[list[Reference], object, list[tuple[int, str, str]]]]
+RESOLVED_KEPT = 8192
+_RESOLVED: weakref.WeakKeyDictionary[Index, Resolved] = weakref.WeakKeyDictionary()
 
 
 def _callers(index: Index, provider: SymbolProvider, definition: Definition, references: dict[str, list[Reference]],
@@ -169,10 +175,13 @@ def _callers(index: Index, provider: SymbolProvider, definition: Definition, ref
         if path == definition.path:
             firsts = _first_uses(index, provider, path, uses, definition)
         else:
+            entry = index.files.get(path)
             known = resolved.get((path, id(uses)))
-            if known is None or known[0] is not uses:
-                known = resolved[(path, id(uses))] = (uses, _first_uses(index, provider, path, uses, None))
-            firsts = known[1]
+            if known is None or known[0] is not uses or known[1] is not entry:
+                known = resolved[(path, id(uses))] = (uses, entry, _first_uses(index, provider, path, uses, None))
+                if len(resolved) > RESOLVED_KEPT:
+                    del resolved[next(iter(resolved))]
+            firsts = known[2]
         for line, qualname, kind in firsts:
             if (path, qualname) not in found:
                 found[(path, qualname)] = (path, qualname, kind, line)

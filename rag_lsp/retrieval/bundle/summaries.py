@@ -26,7 +26,8 @@ MAX_CHILDREN = 15
 # Lines of a place without a definition (a Markdown section, top-level code) that its summary keeps.
 HEAD_LINES = 3
 _COMMENT_MARKERS = re.compile(r"^\s*(//+!?|#+|--|\*+/?|/\*+!?\*?|<!--|;+)\s?")
-_TEXTS = PerFile(lambda index, path: FileText.from_chunks([chunk for _, chunk in index.chunks_of(path)]), TEXTS_KEPT)
+_TEXTS = PerFile(lambda index, path: FileText.from_pieces(
+    index.chunks.pieces_of(entry.chunk_ids) if (entry := index.files.get(path)) else []), TEXTS_KEPT)
 _DOC_QUOTES = re.compile(r"""^\s*[rRbBuUfF]{0,2}("{3}|'{3}|"|')|("{3}|'{3}|"|')\s*$""")
 
 

@@ -52,18 +52,30 @@ class Tokenizer:
         return truncate_lines(self.count, text, budget)
 
 
+# Texts whose counts are kept per encoding, across answers (the oldest counted is forgotten first).
+COUNTS_KEPT = 16384
+_KEPT: dict[str, dict[str, int]] = {}
+_KEPT_LOCK = threading.Lock()
+
+
 class Remembered:
-    """A tokenizer whose counts are kept for one answer: packing counts a place's text when it cuts it to its
-    limit, when it checks the raw-code cap and when it takes it, and each count is a pass over the text."""
+    """A tokenizer whose counts are kept: packing counts a place's text when it cuts it to its limit, when it
+    checks the raw-code cap and when it takes it, and the next question shows many of the same places; each
+    count is a pass over the text. The counts are shared by every answer of the process, per encoding."""
 
     def __init__(self, tokenizer: Tokenizer) -> None:
         self.tokenizer = tokenizer
-        self._counts: dict[str, int] = {}
+        with _KEPT_LOCK:
+            self._counts = _KEPT.setdefault(tokenizer.name, {})
 
     def count(self, text: str) -> int:
         found = self._counts.get(text)
         if found is None:
-            found = self._counts[text] = self.tokenizer.count(text)
+            found = self.tokenizer.count(text)
+            with _KEPT_LOCK:
+                self._counts[text] = found
+                if len(self._counts) > COUNTS_KEPT:
+                    del self._counts[next(iter(self._counts))]
         return found
 
     def truncate(self, text: str, budget: int) -> str:

@@ -11,6 +11,7 @@ sequence of chunk ids with the reason each is there.
 
 from __future__ import annotations
 
+import heapq
 import math
 import re
 from collections.abc import Sequence
@@ -73,13 +74,13 @@ def best_chunks(index: Index, terms: Sequence[str], paths: Sequence[str]) -> dic
     if not flat:
         return {}
     scores = index.bm25.score_array(list(terms), flat) if terms else np.zeros(len(flat))
-    best: dict[str, int] = {}
-    start = 0
-    for path, group in zip(paths, groups):
-        if group:
-            best[path] = group[int(np.argmax(scores[start:start + len(group)]))]
-        start += len(group)
-    return best
+    # Each group's first position holding its greatest score (``argmax``), for all the groups at once.
+    sizes = np.array([len(group) for group in groups if group])
+    starts = np.cumsum(sizes) - sizes
+    group_of = np.repeat(np.arange(len(sizes)), sizes)
+    at_max = np.flatnonzero(scores == np.maximum.reduceat(scores, starts)[group_of])
+    firsts = at_max[np.unique(group_of[at_max], return_index=True)[1]]
+    return dict(zip((path for path, group in zip(paths, groups) if group), (flat[i] for i in firsts.tolist())))
 
 
 def definitions(index: Index, query: Query) -> list[Listed]:
@@ -136,11 +137,11 @@ def path_words(index: Index, tables: WorkspaceTables, query: Query) -> list[List
                 exact.add(path)
         if len(found) > max(MIN_PATH_FILES, MAX_PATH_SHARE * total):
             found = exact
+        rarity = math.log(1 + total / len(found)) if found else 0.0
         for path in found:
-            rarity = math.log(1 + total / len(found)) * (EXACT_NAME if path in exact else 1.0)
-            score[path] = score.get(path, 0.0) + rarity
+            score[path] = score.get(path, 0.0) + rarity * (EXACT_NAME if path in exact else 1.0)
             matched.setdefault(path, []).append(word)
-    ranked = sorted(score, key=lambda path: (-score[path], path))[:FILE_DEPTH]
+    ranked = heapq.nsmallest(FILE_DEPTH, score, key=lambda path: (-score[path], path))
     best = best_chunks(index, query.terms, ranked)
     return [Listed(best[path], f"its name says {', '.join(matched[path])}") for path in ranked if path in best]
 

@@ -134,10 +134,11 @@ def rank_staged(ctx: StrategyContext, evidence: list[Candidate], limit: int, con
     return chosen
 
 
-def _place(ctx: StrategyContext, places: dict[int, _Place], chunk_id: int) -> _Place:
+def _place(ctx: StrategyContext, places: dict[int, _Place], chunk_id: int, path: str | None = None) -> _Place:
+    """The place of a chunk, made on first sight (``path`` is its file, when the caller has read it already)."""
     place = places.get(chunk_id)
     if place is None:
-        place = places[chunk_id] = _Place(chunk_id, ctx.index.chunks.path_of(chunk_id))
+        place = places[chunk_id] = _Place(chunk_id, path if path is not None else ctx.index.chunks.path_of(chunk_id))
     return place
 
 
@@ -155,13 +156,12 @@ def _listed(ctx: StrategyContext, places: dict[int, _Place], ranked: dict[str, l
     chunks = ctx.index.chunks
     for name, listed in found.items():
         ranked[name] = [item.chunk_id for item in listed]
-        for position, item in enumerate(listed, 1):
+        for position, (item, path) in enumerate(zip(listed, chunks.paths_of(ranked[name])), 1):
             # A place the evidence or an earlier list made is taken as it is; a new one must be a live chunk of a
             # file that is not secret.
-            if item.chunk_id not in places and (item.chunk_id not in chunks
-                                                or ctx.tables.is_secret(chunks.path_of(item.chunk_id))):
+            if item.chunk_id not in places and (path is None or ctx.tables.is_secret(path)):
                 continue
-            _place(ctx, places, item.chunk_id).listed[name] = (position, item.reason + expanded)
+            _place(ctx, places, item.chunk_id, path).listed[name] = (position, item.reason + expanded)
 
 
 def _fuse(places: dict[int, _Place], ranked: dict[str, list[int]], config: RankingConfig) -> None:
@@ -212,14 +212,16 @@ def _graph_bonus(ctx: StrategyContext, places: dict[int, _Place]) -> None:
     if not places:
         return
     code = graph(ctx.index)
-    top = max(place.score for place in places.values())
-    strong = sorted((p for p in places.values() if p.score >= STRONG_HIT * top),
-                    key=lambda p: (-p.score, p.path))[:STRONG_HITS]
+    # Each place's score, read once: the bonuses below change them only after every score is read.
+    scored = [(place.score, place) for place in places.values()]
+    top = max(score for score, _ in scored)
+    strong = sorted(((score, p) for score, p in scored if score >= STRONG_HIT * top),
+                    key=lambda item: (-item[0], item[1].path))[:STRONG_HITS]
     lent: dict[str, tuple[float, str]] = {}
-    for hit in strong:
+    for score, hit in strong:
         for neighbour in code.neighbours.get(hit.path, ()):
-            if neighbour != hit.path and hit.score > lent.get(neighbour, (0.0, ""))[0]:
-                lent[neighbour] = (hit.score, hit.path)
+            if neighbour != hit.path and score > lent.get(neighbour, (0.0, ""))[0]:
+                lent[neighbour] = (score, hit.path)
     for place in places.values():
         place.bonus += CENTRALITY_BONUS * code.centrality.get(place.path, 0.0)
         if place.path in lent:
@@ -233,32 +235,35 @@ def _coherence(places: dict[int, _Place]) -> None:
     shares a few words with everything does not win by its size."""
     if not places:
         return
-    top = max(place.score for place in places.values())
-    by_file: dict[str, list[_Place]] = defaultdict(list)
-    for place in places.values():
-        if place.score >= RELATIVE_CUT * top:
-            by_file[place.path].append(place)
-    totals = {path: sum(p.score for p in found) for path, found in by_file.items()}
+    # Each place's score, read once: a bonus below changes only its file's best place, after its file is read.
+    scored = [(place.score, place) for place in places.values()]
+    top = max(score for score, _ in scored)
+    by_file: dict[str, list[tuple[float, _Place]]] = defaultdict(list)
+    for score, place in scored:
+        if score >= RELATIVE_CUT * top:
+            by_file[place.path].append((score, place))
+    totals = {path: sum(score for score, _ in found) for path, found in by_file.items()}
     top_total = max(totals.values(), default=0.0) or 1.0
     for path, found in by_file.items():
         if len(found) > 1:
-            best = max(found, key=lambda p: (p.score, -p.chunk_id))
+            best = max(found, key=lambda item: (item[0], -item[1].chunk_id))[1]
             best.bonus += COHERENCE * totals[path] / top_total
             best.why.append(f"coherence: {len(found)} strong places in this file")
 
 
 def _select(places: dict[int, _Place], limit: int, config: RankingConfig) -> list[Candidate]:
     """Greedy selection with saturation; below the relative cut, backfill marked as lower confidence."""
-    ordered = sorted(places.values(), key=lambda p: (-p.score, p.path, p.chunk_id))
-    if not ordered or ordered[0].score <= 0:
+    ordered = sorted(((place.score, place) for place in places.values()),
+                     key=lambda item: (-item[0], item[1].path, item[1].chunk_id))
+    if not ordered or ordered[0][0] <= 0:
         return []
-    best = ordered[0].score
+    best = ordered[0][0]
     taken: dict[str, int] = defaultdict(int)
     # Files already taken from each family of parallel copies (versions, translations: ``copy_family``).
     copies: dict[str, set[str]] = defaultdict(set)
     scored = []
-    for place in ordered:
-        if place.score <= 0:
+    for score, place in ordered:
+        if score <= 0:
             break
         family = copy_family(place.path)
         others = len(copies[family] - {place.path}) if family is not None else 0
@@ -269,7 +274,7 @@ def _select(places: dict[int, _Place], limit: int, config: RankingConfig) -> lis
                 place.why.append("saturation: another version of this file ranks higher" if others == 1 else
                                  f"saturation: {others} other versions of this file rank higher")
             copies[family].add(place.path)
-        scored.append((place.score * decay, place))
+        scored.append((score * decay, place))
     scored.sort(key=lambda item: (-item[0], item[1].path, item[1].chunk_id))
     chosen = []
     for score, place in scored:
