@@ -77,7 +77,9 @@ def test_chunk_at_returns_the_innermost_chunk(ledger_root):
 
 
 def test_parallel_parse_equals_serial(tmp_path, monkeypatch):
-    files = {f"pkg/mod_{i:03}.py": f"def function_{i}(x):\n    return x + {i}\n" for i in range(80)}
+    files = {f"pkg/mod_{i:03}.py": (f"import os\nfrom pkg import mod_{(i + 1) % 80:03} as nxt\n\n\n"
+                                    f"class Shape{i}:\n    def area(self, x):\n        return nxt.function_{i}(x)\n\n\n"
+                                    f"def function_{i}(x):\n    return os.path.join(x, '{i}')\n") for i in range(80)}
     root = write_tree(tmp_path / "many", files)
     pooled = Index(root, use_cache=False)
     pooled.refresh()
@@ -86,6 +88,9 @@ def test_parallel_parse_equals_serial(tmp_path, monkeypatch):
     serial.refresh()
     assert snapshot(pooled) == snapshot(serial)
     assert len(pooled.files) == 80
+    assert pooled.references == serial.references and pooled.imports == serial.imports
+    assert {path: pooled.symbols.in_file(path) for path in files} == {path: serial.symbols.in_file(path) for path in files}
+    assert pooled.imports["pkg/mod_000.py"][1].aliases == (("mod_001", "nxt"),)
 
 
 def test_missing_root_raises(tmp_path):
