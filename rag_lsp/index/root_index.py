@@ -117,7 +117,9 @@ def chunk_terms(chunk: Chunk) -> list[str]:
 def analyse(path: str, text: str, data: bytes | None = None) -> tuple[ParsedFile, list[list[str]]]:
     """Parse one file and tokenize its chunks: the unit of work of a refresh."""
     parsed = parse_file(path, text, data=data)
-    return parsed, [chunk_terms(chunk) for chunk in parsed.chunks]
+    # Each chunk's ``chunk_terms``, with the path (the same for every chunk) tokenized once.
+    path_terms = path_tokens(path)
+    return parsed, [tokenize(chunk.content) + path_terms for chunk in parsed.chunks]
 
 
 def analyse_encoded(path: str, text: str, data: bytes) -> tuple[str, bytes]:
