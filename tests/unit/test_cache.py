@@ -3,7 +3,6 @@
 import shutil
 import sqlite3
 from importlib import resources
-
 from pathlib import Path
 
 import pytest
