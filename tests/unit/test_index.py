@@ -1,5 +1,7 @@
 """The index keeps chunks, BM25 and symbols in step across refreshes and single-file updates."""
 
+import gc
+
 import pytest
 from conftest import write_tree
 
@@ -138,3 +140,13 @@ def test_a_spent_time_budget_keeps_what_was_indexed_and_says_so(ledger_root):
     assert snapshot(index) == before
     index.budget = IndexBudget()
     assert index.refresh().truncated is None and index.symbols.by_name("convert_all")
+
+
+def test_a_refresh_pauses_the_collector_while_it_installs_and_restores_it(ledger_root, monkeypatch):
+    seen = []
+    install = Index._install
+    monkeypatch.setattr(Index, "_install", lambda self, *args: (seen.append(gc.isenabled()), install(self, *args)))
+    assert gc.isenabled()
+    Index(ledger_root, use_cache=False).refresh()
+    assert seen and not any(seen)
+    assert gc.isenabled()
