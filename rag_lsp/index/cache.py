@@ -47,12 +47,17 @@ CREATE TABLE IF NOT EXISTS files (
 
 @dataclass(slots=True)
 class CachedFile:
-    """One file's cached parse result and the tokens of each of its chunks."""
+    """One file's cached parse result and the tokens of each of its chunks.
+
+    ``payload`` is the row's encoded form when it is known already (read from the database, or made by the
+    parse worker that produced the result), so that storing the file does not encode it again.
+    """
 
     parsed: ParsedFile
     tokens: list[list[str]]
     size: int
     mtime_ns: int
+    payload: bytes | None = None
 
 
 def default_cache_root() -> Path:
@@ -155,6 +160,10 @@ class IndexCache:
             self._warn(f"discarding corrupt cache {self.path}: {exc}")
             self._delete_files()
             db = sqlite3.connect(self.path, timeout=10, check_same_thread=False)
+        # No sync to disk at each commit (a cold index of Django commits 42 batches, about a second of waiting):
+        # the database is a cache, a crash of the process cannot damage it, and one that a crash of the machine
+        # damaged fails the check at the next open and is rebuilt.
+        db.execute("PRAGMA synchronous=OFF")
         db.executescript(_SCHEMA)
         db.execute("INSERT OR REPLACE INTO meta VALUES ('fingerprint', ?)", (fingerprint(),))
         # The database's identity: a snapshot written beside another database (one since discarded) is stale.
@@ -224,7 +233,7 @@ class IndexCache:
             ).fetchone()
             if row is None or (blob_id is not None and row[0] != blob_id):
                 return None
-            return _decode(path, row[0], row[1], row[2], row[3])
+            return decode(path, row[0], row[1], row[2], row[3])
         except (sqlite3.Error, ValueError, KeyError, TypeError, EOFError) as exc:
             self._fail(exc)
             return None
@@ -237,7 +246,8 @@ class IndexCache:
             with self._db:
                 self._db.executemany(
                     "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?)",
-                    [(e.parsed.path, e.parsed.blob_id, e.size, e.mtime_ns, _encode(e)) for e in entries],
+                    [(e.parsed.path, e.parsed.blob_id, e.size, e.mtime_ns,
+                      e.payload if e.payload is not None else encode(e.parsed, e.tokens)) for e in entries],
                 )
         except sqlite3.Error as exc:
             self._fail(exc)
@@ -276,8 +286,13 @@ class IndexCache:
             self._db = None
 
 
-def _encode(entry: CachedFile) -> bytes:
-    parsed = entry.parsed
+def encode(parsed: ParsedFile, tokens: list[list[str]]) -> bytes:
+    """A file's row payload: plain lists and strings (its path and blob id are columns of their own).
+
+    A parse worker encodes its result itself: the payload is smaller and
+    quicker to send back than the objects, and the main process stores it as
+    is and builds the objects with ``decode``.
+    """
     payload = {
         "language": parsed.language,
         "error": parsed.error,
@@ -285,30 +300,37 @@ def _encode(entry: CachedFile) -> bytes:
         "definitions": [[getattr(d, f) for f in _DEFINITION_FIELDS] for d in parsed.definitions],
         "references": [[r.name, r.line, r.kind] for r in parsed.references],
         "imports": [[i.module, i.line, list(i.names), [list(pair) for pair in i.aliases]] for i in parsed.imports],
-        "tokens": [" ".join(tokens) for tokens in entry.tokens],
+        "tokens": [" ".join(chunk_tokens) for chunk_tokens in tokens],
     }
     # marshal, not JSON: decoding is what a warm start spends its time on, and marshal reads
     # plain lists and strings several times faster. It never runs code, unlike pickle.
     return marshal.dumps(payload)
 
 
-def _decode(path: str, blob: str, size: int, mtime_ns: int, raw: bytes) -> CachedFile:
+def decode(path: str, blob: str, size: int, mtime_ns: int, raw: bytes) -> CachedFile:
+    """The ``CachedFile`` a payload of ``encode`` holds; the objects are built by position (a cold index
+    decodes every file's result, a warm start from the database every cached file)."""
     payload = marshal.loads(raw)
-    chunk_extra = {"path": path, "language": payload["language"], "blob_id": blob}
+    language = payload["language"]
     parsed = ParsedFile(
         path=path,
-        language=payload["language"],
+        language=language,
         blob_id=blob,
-        chunks=[Chunk(**chunk_extra, **dict(zip(_CHUNK_FIELDS, row))) for row in payload["chunks"]],
-        definitions=[Definition(path=path, **dict(zip(_DEFINITION_FIELDS, row))) for row in payload["definitions"]],
+        chunks=[Chunk(path, start_line, end_line, start_byte, end_byte, symbol, qualname, kind, language, blob, content)
+                for start_line, end_line, start_byte, end_byte, symbol, qualname, kind, content in payload["chunks"]],
+        definitions=[Definition(name, qualname, kind, path, start_line, end_line, start_byte, end_byte, container)
+                     for name, qualname, kind, start_line, end_line, start_byte, end_byte, container
+                     in payload["definitions"]],
         references=[Reference(name, path, line, kind) for name, line, kind in payload["references"]],
         imports=[Import(module, path, line, tuple(names), tuple(tuple(pair) for pair in aliases))
                  for module, line, names, aliases in payload["imports"]],
         error=payload["error"],
     )
     tokens = [text.split(" ") if text else [] for text in payload["tokens"]]
-    return CachedFile(parsed, tokens, size, mtime_ns)
+    return CachedFile(parsed, tokens, size, mtime_ns, raw)
 
 
+# The payload's columns of a chunk and of a definition, in the order of their dataclass fields (``decode``
+# unpacks them in this order).
 _CHUNK_FIELDS = tuple(f for f in Chunk.__dataclass_fields__ if f not in ("path", "language", "blob_id"))
 _DEFINITION_FIELDS = tuple(f for f in Definition.__dataclass_fields__ if f != "path")

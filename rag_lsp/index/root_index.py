@@ -33,7 +33,7 @@ from tree_sitter import Tree
 from rag_lsp.gc_pause import paused_gc
 from rag_lsp.index.admission import CONTENT_REASONS, DEFAULT_ADMISSION, Admission
 from rag_lsp.index.bm25_index import BM25Index
-from rag_lsp.index.cache import CachedFile, IndexCache, cache_path_for, fingerprint
+from rag_lsp.index.cache import CachedFile, IndexCache, cache_path_for, decode, encode, fingerprint
 from rag_lsp.index.parsing.incremental import NodeCache
 from rag_lsp.index.parsing.parse import blob_id, parse_file
 from rag_lsp.index.store import snapshot
@@ -115,9 +115,23 @@ def chunk_terms(chunk: Chunk) -> list[str]:
 
 
 def analyse(path: str, text: str, data: bytes | None = None) -> tuple[ParsedFile, list[list[str]]]:
-    """Parse one file and tokenize its chunks: the unit of work a worker process does."""
+    """Parse one file and tokenize its chunks: the unit of work of a refresh."""
     parsed = parse_file(path, text, data=data)
-    return parsed, [chunk_terms(chunk) for chunk in parsed.chunks]
+    # Each chunk's ``chunk_terms``, with the path (the same for every chunk) tokenized once.
+    path_terms = path_tokens(path)
+    return parsed, [tokenize(chunk.content) + path_terms for chunk in parsed.chunks]
+
+
+def analyse_encoded(path: str, text: str, data: bytes) -> tuple[str, bytes]:
+    """``analyse`` in a worker process: the blob id and the cache's payload of the result.
+
+    The payload (plain lists and strings, ``cache.encode``) is what the main
+    process stores in the cache anyway; sent back instead of the objects, it
+    is pickled and unpickled as one string, and the main process only decodes
+    it (a cold index of Django sent 74 MB of pickled objects).
+    """
+    parsed, tokens = analyse(path, text, data)
+    return parsed.blob_id, encode(parsed, tokens)
 
 
 class Index:
@@ -169,6 +183,15 @@ class Index:
         ``progress(done, total)`` is called after each batch; ``skip(path)``
         names files whose indexed text must not come from the disk (open
         editor buffers, which win until they are closed).
+
+        The cyclic garbage collector is paused throughout: a refresh builds
+        objects that live on (definitions, references, chunks until the
+        snapshot takes them), and the collector, triggered by allocation
+        counts, traversed them again and again (3.4 s of a cold index of
+        Django). What a first refresh loads from the snapshot is moved into
+        the permanent generation; what it parses is not, because other
+        threads (the server's) run meanwhile and their garbage must not be
+        frozen with it.
         """
         started = time.perf_counter()
         walk_stats = WalkStats()
@@ -176,6 +199,13 @@ class Index:
         with paused_gc(keep=not self.files):
             from_snapshot = self._load_snapshot() if not self.files else set()
             candidates, stats.truncated = self._within_budget(list(walk([self.root], walk_stats, self.admission)))
+        with paused_gc():
+            return self._refresh_walked(candidates, from_snapshot, started, stats, walk_stats, progress, skip)
+
+    def _refresh_walked(self, candidates: list[WalkedFile], from_snapshot: set[str], started: float,
+                        stats: IndexStats, walk_stats: WalkStats, progress: Progress | None,
+                        skip: Callable[[str], bool] | None) -> IndexStats:
+        """``refresh`` after the walk: reuse, parse and install the candidates, drop what vanished, save."""
         cached = _Stamps(self.cache)
         deadline = started + self.budget.seconds if self.budget.seconds else None
         seen: set[str] = set()
@@ -306,11 +336,16 @@ class Index:
             # language server's) can copy a held lock into the child.
             pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("forkserver"))
         try:
-            results = pool.map(analyse, *args, chunksize=16) if pool else map(analyse, *args)
+            if pool:
+                encoded = pool.map(analyse_encoded, *args, chunksize=16)
+                results: Iterator[CachedFile] = (decode(path, blob, size, mtime, payload) for (path, _, _, size, mtime),
+                                                 (blob, payload) in zip(work, encoded))
+            else:
+                results = (CachedFile(*analyse(path, text, data), size, mtime) for path, text, data, size, mtime in work)
             batch: list[CachedFile] = []
             installed = 0
-            for (path, _, _, size, mtime), (parsed, tokens) in zip(work, results):
-                batch.append(CachedFile(parsed, tokens, size, mtime))
+            for entry in results:
+                batch.append(entry)
                 if len(batch) >= REFRESH_BATCH:
                     done = self._install_batch(batch, done, total, progress)
                     installed += len(batch)

@@ -3,9 +3,14 @@
 import shutil
 import sqlite3
 from importlib import resources
+from pathlib import Path
+
+import pytest
 
 from rag_lsp.index import cache as cache_module
-from rag_lsp.index.root_index import Index
+from rag_lsp.index.root_index import Index, analyse
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "languages"
 
 
 def test_warm_run_reuses_everything(ledger_root, isolated_cache):
@@ -103,3 +108,17 @@ def test_fingerprint_changes_with_the_declaration_patterns_and_the_query_fragmen
     fragment = copy / "queries" / "_ecmascript" / "tags.scm"
     fragment.write_text(fragment.read_text() + "\n; one more pattern\n")
     assert fingerprint() != after_declarations
+
+
+@pytest.mark.parametrize("sample", sorted(FIXTURES.glob("*/sample.*")), ids=lambda p: p.parent.name)
+def test_a_payload_decodes_to_the_parse_it_encodes(sample):
+    # Parse workers send their results as this payload (root_index.analyse_encoded), and the warm start reads
+    # it back: every object must come back equal, field by field, in every language.
+    path = f"src/{sample.name}"
+    parsed, tokens = analyse(path, sample.read_text(encoding="utf-8"))
+    raw = cache_module.encode(parsed, tokens)
+    entry = cache_module.decode(path, parsed.blob_id, 7, 9, raw)
+    assert parsed.chunks and parsed.definitions
+    assert entry.parsed == parsed
+    assert entry.tokens == tokens
+    assert (entry.size, entry.mtime_ns, entry.payload) == (7, 9, raw)

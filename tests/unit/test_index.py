@@ -1,5 +1,7 @@
 """The index keeps chunks, BM25 and symbols in step across refreshes and single-file updates."""
 
+import gc
+
 import pytest
 from conftest import write_tree
 
@@ -77,7 +79,9 @@ def test_chunk_at_returns_the_innermost_chunk(ledger_root):
 
 
 def test_parallel_parse_equals_serial(tmp_path, monkeypatch):
-    files = {f"pkg/mod_{i:03}.py": f"def function_{i}(x):\n    return x + {i}\n" for i in range(80)}
+    files = {f"pkg/mod_{i:03}.py": (f"import os\nfrom pkg import mod_{(i + 1) % 80:03} as nxt\n\n\n"
+                                    f"class Shape{i}:\n    def area(self, x):\n        return nxt.function_{i}(x)\n\n\n"
+                                    f"def function_{i}(x):\n    return os.path.join(x, '{i}')\n") for i in range(80)}
     root = write_tree(tmp_path / "many", files)
     pooled = Index(root, use_cache=False)
     pooled.refresh()
@@ -86,6 +90,10 @@ def test_parallel_parse_equals_serial(tmp_path, monkeypatch):
     serial.refresh()
     assert snapshot(pooled) == snapshot(serial)
     assert len(pooled.files) == 80
+    assert {path: list(pooled.references[path]) for path in files} == {path: list(serial.references[path]) for path in files}
+    assert pooled.imports == serial.imports
+    assert {path: pooled.symbols.in_file(path) for path in files} == {path: serial.symbols.in_file(path) for path in files}
+    assert pooled.imports["pkg/mod_000.py"][1].aliases == (("mod_001", "nxt"),)
 
 
 def test_missing_root_raises(tmp_path):
@@ -132,3 +140,13 @@ def test_a_spent_time_budget_keeps_what_was_indexed_and_says_so(ledger_root):
     assert snapshot(index) == before
     index.budget = IndexBudget()
     assert index.refresh().truncated is None and index.symbols.by_name("convert_all")
+
+
+def test_a_refresh_pauses_the_collector_while_it_installs_and_restores_it(ledger_root, monkeypatch):
+    seen = []
+    install = Index._install
+    monkeypatch.setattr(Index, "_install", lambda self, *args: (seen.append(gc.isenabled()), install(self, *args)))
+    assert gc.isenabled()
+    Index(ledger_root, use_cache=False).refresh()
+    assert seen and not any(seen)
+    assert gc.isenabled()
