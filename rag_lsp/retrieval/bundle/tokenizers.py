@@ -12,6 +12,7 @@ Counts of whole lines are what a cut needs: a bundle is cut at line ends, so tha
 
 from __future__ import annotations
 
+import hashlib
 import importlib.machinery
 import importlib.util
 import threading
@@ -52,9 +53,10 @@ class Tokenizer:
         return truncate_lines(self.count, text, budget)
 
 
-# Texts whose counts are kept per encoding, across answers (the oldest counted is forgotten first).
+# Counts kept per encoding, across answers (the oldest counted is forgotten first), keyed by a digest of the
+# text: the texts themselves (places of a few kilobytes) would keep tens of megabytes alive in a long session.
 COUNTS_KEPT = 16384
-_KEPT: dict[str, dict[str, int]] = {}
+_KEPT: dict[str, dict[bytes, int]] = {}
 _KEPT_LOCK = threading.Lock()
 
 
@@ -69,11 +71,12 @@ class Remembered:
             self._counts = _KEPT.setdefault(tokenizer.name, {})
 
     def count(self, text: str) -> int:
-        found = self._counts.get(text)
+        key = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+        found = self._counts.get(key)
         if found is None:
             found = self.tokenizer.count(text)
             with _KEPT_LOCK:
-                self._counts[text] = found
+                self._counts[key] = found
                 if len(self._counts) > COUNTS_KEPT:
                     del self._counts[next(iter(self._counts))]
         return found
