@@ -109,17 +109,17 @@ class IndexStats:
     truncated: str | None = None
 
 
-def chunk_terms(chunk: Chunk) -> list[str]:
-    """The BM25 terms of a chunk: its text's tokens plus its path's."""
-    return tokenize(chunk.content) + path_tokens(chunk.path)
+def chunk_terms(chunk: Chunk, path_terms: list[str] | None = None) -> list[str]:
+    """The BM25 terms of a chunk: its text's tokens plus its path's (``path_terms``, when the caller has
+    tokenized the path already: a file's chunks share it)."""
+    return tokenize(chunk.content) + (path_terms if path_terms is not None else path_tokens(chunk.path))
 
 
 def analyse(path: str, text: str, data: bytes | None = None) -> tuple[ParsedFile, list[list[str]]]:
     """Parse one file and tokenize its chunks: the unit of work of a refresh."""
     parsed = parse_file(path, text, data=data)
-    # Each chunk's ``chunk_terms``, with the path (the same for every chunk) tokenized once.
     path_terms = path_tokens(path)
-    return parsed, [tokenize(chunk.content) + path_terms for chunk in parsed.chunks]
+    return parsed, [chunk_terms(chunk, path_terms) for chunk in parsed.chunks]
 
 
 def analyse_encoded(path: str, text: str, data: bytes) -> tuple[str, bytes]:

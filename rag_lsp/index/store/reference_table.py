@@ -52,10 +52,11 @@ class StoredReferences:
 
     def of(self, path: str) -> list[Reference]:
         """A file's references, in the order the file listed them (made anew on each call)."""
-        span = self._bounds.get(path)
-        if span is None:
-            return []
-        return self._made(path, slice(*span))
+        start, end = self._bounds.get(path, (0, 0))
+        strings, rows = self._strings, slice(start, end)
+        names = [strings[n] for n in _numbers(self._names[rows])]
+        kinds = [strings[k] for k in _numbers(self._kinds[rows])]
+        return list(map(_make, zip(names, repeat(path, end - start), _numbers(self._lines[rows]), kinds)))
 
     def uses_of(self, name: str) -> dict[str, list[Reference]]:
         """Each file's references to ``name``, files in the snapshot's order and references in each file's:
@@ -80,13 +81,6 @@ class StoredReferences:
             strings = self._strings
             self._name_ids = {strings[n]: n for n in _numbers(np.unique(self._names))}
         return self._name_ids
-
-    def _made(self, path: str, rows: slice | np.ndarray) -> list[Reference]:
-        strings = self._strings
-        names = [strings[n] for n in _numbers(self._names[rows])]
-        kinds = [strings[k] for k in _numbers(self._kinds[rows])]
-        lines = self._lines[rows].tolist()
-        return list(map(_make, zip(names, repeat(path, len(names)), lines, kinds)))
 
 
 def _numbers(column: np.ndarray) -> list[int]:
