@@ -16,6 +16,7 @@ from rag_lsp.retrieval.answer import ContextRequest
 from rag_lsp.retrieval.query import parse_query
 from rag_lsp.retrieval.ranking.candidates import best_chunks, bm25_files, definitions, path_words, spelled_names
 from rag_lsp.retrieval.ranking.config import DEFAULT_RANKING, DESIGNED_SIGNALS, EVIDENCE_ONLY, RankingConfig
+from rag_lsp.retrieval.ranking.expansion import word_variants
 from rag_lsp.retrieval.retrieve import retrieve
 from rag_lsp.retrieval.strategies.base import StrategyContext
 
@@ -451,3 +452,23 @@ def test_signals_switched_off_by_default_still_apply_when_switched_on(index):
 
     assert documented(RankingConfig(signals=DESIGNED_SIGNALS))
     assert not documented(DEFAULT_RANKING)
+
+
+def test_prose_words_also_search_the_forms_the_code_uses(tmp_path):
+    tree = {f"app/filler_{n}.py": f"def task_{n}(value):\n    return 'chore {n}', value\n" for n in range(20)}
+    tree["app/reader.py"] = "class Parser:\n    def parse(self, text):\n        return text.split(',')\n"
+    tree["app/notes.py"] = "def describe():\n    return 'a string of words'\n"
+    index = Index(write_tree(tmp_path / "forms", tree), use_cache=False)
+    index.refresh()
+    question = "how the input string parses"
+    assert word_variants(index, parse_query(question)) == ["parse", "parser"]
+    # A word written as code is meant as written; a stopword has no forms.
+    assert word_variants(index, parse_query("`parses` of Parsing with this")) == []
+
+    def bm25_reasons(config):
+        return [reason for item in ask(index, question, config=config.without("expansion")).items
+                if item.path == "app/reader.py" for reason in item.why if reason.startswith("bm25_chunks #")]
+
+    found = bm25_reasons(DEFAULT_RANKING)
+    assert len(found) == 1 and found[0].endswith("(word forms: parse, parser)")
+    assert bm25_reasons(DEFAULT_RANKING.without("variants")) == []

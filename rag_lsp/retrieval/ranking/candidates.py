@@ -40,7 +40,7 @@ MIN_PATH_FILES = 3
 # A file whose whole name is the word counts this much more than one whose name merely contains it.
 EXACT_NAME = 2.0
 _ENDINGS = ("ations", "ation", "ings", "ing", "ies", "ied", "ers", "er", "ed", "es", "s", "y")
-_STOPWORDS = frozenset("about does from have into that their them then there these this what when where which "
+STOPWORDS = frozenset("about does from have into that their them then there these this what when where which "
                        "with would should could will were they your".split())
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 
@@ -110,7 +110,7 @@ def path_words(index: Index, tables: WorkspaceTables, query: Query) -> list[List
     path word that it starts, or that starts it, from ``MIN_PREFIX`` characters on (``dependency`` and
     ``dependencies``, ``serialize`` and ``serializer``).
     """
-    words = [w for w in dict.fromkeys(query.terms) if len(w) >= MIN_PREFIX and w not in _STOPWORDS]
+    words = [w for w in dict.fromkeys(query.terms) if len(w) >= MIN_PREFIX and w not in STOPWORDS]
     if not words:
         return []
     total = max(len(index.files), 1)

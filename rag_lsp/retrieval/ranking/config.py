@@ -29,7 +29,7 @@ DESIGNED_SIGNALS = (("definition", 1.3), ("documented", 1.2), ("recent", 1.1), (
                     ("example", EXAMPLE_FACTOR))
 OFF_BY_DEFAULT = frozenset({"definition", "documented", "header", "barrel"})
 SIGNALS = tuple((name, 1.0 if name in OFF_BY_DEFAULT else factor) for name, factor in DESIGNED_SIGNALS)
-STAGES = ("fusion", "rerank", "graph", "coherence", "backfill", "dependencies", "window", "expansion")
+STAGES = ("fusion", "rerank", "graph", "coherence", "backfill", "dependencies", "window", "expansion", "variants")
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +46,9 @@ class RankingConfig:
     # Rounds of pseudo-relevance feedback, each a query variant (the ``expand`` enhancement without a language
     # model sets it); 0 (``without("expansion")``) switches it off.
     expansion: int = 1
+    # Other forms of the question's prose words that the workspace uses (``parses`` → ``parse``, ``parser``),
+    # added to the BM25 lists' query at half an original word's weight.
+    variants: bool = True
     rrf_k: int = 60
     list_weights: tuple[tuple[str, float], ...] = DEFAULT_LIST_WEIGHTS
     retriever_weights: tuple[tuple[str, float], ...] = ()

@@ -10,9 +10,11 @@
    "lexical" share that joins the evidence as one more independent piece of
    it, ``1 − (1 − evidence)(1 − lexical)``; a stack frame's 0.95 barely moves,
    a question without anchors is ordered by the rest.
-2. **Expansion.** The distinctive terms of the best first-pass places are added
-   to the BM25 lists' query (pseudo-relevance feedback), and the lists fused
-   again.
+2. **Expansion.** The BM25 lists' query holds, besides the question's words,
+   the other forms of its prose words that the workspace uses (``parses`` →
+   ``parse``, ``parser``; ``word_variants``, at half weight); the distinctive
+   terms of the best first-pass places are then added to it (pseudo-relevance
+   feedback), and the lists fused again.
 3. **Rerank** by deterministic signals (``rerank.py``).
 4. **Graph.** A centrality prior and an edge bonus for files linked to strong
    hits (``centrality.py``), added to the lexical share; retriever weights per
@@ -41,10 +43,13 @@ from rag_lsp.retrieval.rank import Candidate
 from rag_lsp.retrieval.ranking import candidates as lists
 from rag_lsp.retrieval.ranking.centrality import dependencies, graph
 from rag_lsp.retrieval.ranking.config import RankingConfig
-from rag_lsp.retrieval.ranking.expansion import feedback_terms
+from rag_lsp.retrieval.ranking.expansion import feedback_terms, word_variants
 from rag_lsp.retrieval.ranking.rerank import PathTraits, factors, path_traits, read_signals
 from rag_lsp.retrieval.strategies.base import StrategyContext
 
+_FROM_QUESTION = frozenset({"definitions", "path_words"})
+# Word forms named in a place's reasons (a question's words may have a dozen).
+SHOWN_FORMS = 4
 # How much a place found by every list at first rank counts, as a piece of evidence.
 FUSION_SHARE = 0.6
 # The lexical share never reaches certainty: evidence can always tell two places apart.
@@ -106,17 +111,21 @@ def rank_staged(ctx: StrategyContext, evidence: list[Candidate], limit: int, con
     ranked_lists = {"evidence": [c.chunk_id for c in evidence[:EVIDENCE_DEPTH]]}
     if config.fusion:
         terms = list(ctx.query.terms)
-        _listed(ctx, places, ranked_lists, terms, hook=lists)
+        # Other forms of the question's prose words count half as much as the words themselves.
+        variants = word_variants(index, ctx.query) if config.variants and not ctx.message.is_report else []
+        forms = f" (word forms: {', '.join(variants[:SHOWN_FORMS])})" if variants else ""
+        _listed(ctx, places, ranked_lists, terms * 2 + variants if variants else terms, forms, hook=lists)
         _fuse(places, ranked_lists, config)
         # Each round is one more query variant: the terms of the places the previous round put first. A report
         # brings the code's own words already (names, messages, paths), and feedback from its first places only
         # repeats them (docs/benchmarks.md, the stage ablation), so only questions get the rounds.
         for rounds in range(1, (0 if ctx.message.is_report else config.expansion) + 1):
             first = sorted(places.values(), key=lambda p: (-p.score, p.path, p.chunk_id))
-            extra = feedback_terms(index, [p.chunk_id for p in first], terms, rounds)
+            extra = feedback_terms(index, [p.chunk_id for p in first], terms + variants, rounds)
             if not extra:
                 break
-            _listed(ctx, places, ranked_lists, terms * 2 + extra, rerun=True, hook=lists)
+            _listed(ctx, places, ranked_lists, terms * 2 + variants + extra, " (expanded query)", rerun=True,
+                    hook=lists)
             _fuse(places, ranked_lists, config)
     if config.rerank:
         _rerank(ctx, places, about_config, about_tests, dict(config.signals))
@@ -143,10 +152,10 @@ def _place(ctx: StrategyContext, places: dict[int, _Place], chunk_id: int, path:
 
 
 def _listed(ctx: StrategyContext, places: dict[int, _Place], ranked: dict[str, list[int]], terms: list[str],
-            rerun: bool = False, hook: ListHook | None = None) -> None:
+            note: str = "", rerun: bool = False, hook: ListHook | None = None) -> None:
     """Fill the BM25 and definition lists (the BM25 ones again with the expanded terms when ``rerun``), and the
-    hook's lists (what it returns on a rerun replaces its earlier list of that name)."""
-    expanded = " (expanded query)" if rerun else ""
+    hook's lists (what it returns on a rerun replaces its earlier list of that name); ``note`` ends the BM25
+    lists' reasons (how their query was made)."""
     found = {"bm25_chunks": lists.bm25_chunks(ctx.index, terms), "bm25_files": lists.bm25_files(ctx.index, terms)}
     if not rerun:
         found["definitions"] = lists.definitions(ctx.index, ctx.query)
@@ -156,12 +165,14 @@ def _listed(ctx: StrategyContext, places: dict[int, _Place], ranked: dict[str, l
     chunks = ctx.index.chunks
     for name, listed in found.items():
         ranked[name] = [item.chunk_id for item in listed]
+        # The definitions and path words read the question itself, not the terms.
+        suffix = "" if name in _FROM_QUESTION else note
         for position, (item, path) in enumerate(zip(listed, chunks.paths_of(ranked[name])), 1):
             # A place the evidence or an earlier list made is taken as it is; a new one must be a live chunk of a
             # file that is not secret.
             if item.chunk_id not in places and (path is None or ctx.tables.is_secret(path)):
                 continue
-            _place(ctx, places, item.chunk_id, path).listed[name] = (position, item.reason + expanded)
+            _place(ctx, places, item.chunk_id, path).listed[name] = (position, item.reason + suffix)
 
 
 def _fuse(places: dict[int, _Place], ranked: dict[str, list[int]], config: RankingConfig) -> None:
