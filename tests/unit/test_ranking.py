@@ -456,12 +456,12 @@ def test_signals_switched_off_by_default_still_apply_when_switched_on(index):
 
 def test_prose_words_also_search_the_forms_the_code_uses(tmp_path):
     tree = {f"app/filler_{n}.py": f"def task_{n}(value):\n    return 'chore {n}', value\n" for n in range(20)}
-    tree["app/reader.py"] = "class Parser:\n    def parse(self, text):\n        return text.split(',')\n"
+    tree["app/reader.py"] = "class Parser:\n    def split_fields(self, text):\n        return text.split(',')\n"
     tree["app/notes.py"] = "def describe():\n    return 'a string of words'\n"
     index = Index(write_tree(tmp_path / "forms", tree), use_cache=False)
     index.refresh()
     question = "how the input string parses"
-    assert word_variants(index, parse_query(question)) == ["parse", "parser"]
+    assert word_variants(index, parse_query(question)) == ["parser"]
     # A word written as code is meant as written; a stopword has no forms.
     assert word_variants(index, parse_query("`parses` of Parsing with this")) == []
 
@@ -470,5 +470,11 @@ def test_prose_words_also_search_the_forms_the_code_uses(tmp_path):
                 if item.path == "app/reader.py" for reason in item.why if reason.startswith("bm25_chunks #")]
 
     found = bm25_reasons(DEFAULT_RANKING)
-    assert len(found) == 1 and found[0].endswith("(word forms: parse, parser)")
+    assert len(found) == 1 and found[0].endswith("(word forms: parser)")
     assert bm25_reasons(DEFAULT_RANKING.without("variants")) == []
+    # A form of a prose word that names a type finds the type's definition.
+    named = [reason.split(": ", 1)[1] for item in ask(index, question, config=DEFAULT_RANKING.without("window")).items
+             for reason in item.why if "named by" in reason]
+    assert named == ["defines Parser, named by 'parser'"]
+    assert not any("named by" in reason for item in ask(index, question, config=DEFAULT_RANKING.without("variants")).items
+                   for reason in item.why)

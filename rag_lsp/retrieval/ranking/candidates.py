@@ -83,9 +83,10 @@ def best_chunks(index: Index, terms: Sequence[str], paths: Sequence[str]) -> dic
     return dict(zip((path for path, group in zip(paths, groups) if group), (flat[i] for i in firsts.tolist())))
 
 
-def definitions(index: Index, query: Query) -> list[Listed]:
+def definitions(index: Index, query: Query, forms: Sequence[str] = ()) -> list[Listed]:
     """Chunks that define a name the question writes as code, or spells as words (joined, any case), or a rare
-    plain word that names a definition; qualified and code-like names first."""
+    plain word that names a definition, or a type or function named by one of ``forms`` (the question's prose
+    words and their other forms: "parses" → ``Parser``); qualified and code-like names first."""
     listed: dict[int, Listed] = {}
     for name in query.names:
         for definition in index.symbols.lookup(name)[:PER_NAME]:
@@ -98,6 +99,12 @@ def definitions(index: Index, query: Query) -> list[Listed]:
         if 0 < len(found) <= MAX_WORD_DEFINITIONS:
             for definition in found:
                 _add(index, listed, definition, f"defines '{word}'")
+    for form in forms:
+        for name in (form.capitalize(), form):
+            found = index.symbols.by_name(name)
+            if 0 < len(found) <= MAX_WORD_DEFINITIONS:
+                for definition in found:
+                    _add(index, listed, definition, f"defines {definition.name}, named by '{form}'")
     return list(listed.values())
 
 

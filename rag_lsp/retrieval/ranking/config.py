@@ -47,7 +47,7 @@ class RankingConfig:
     # model sets it); 0 (``without("expansion")``) switches it off.
     expansion: int = 1
     # Other forms of the question's prose words that the workspace uses (``parses`` → ``parse``, ``parser``),
-    # added to the BM25 lists' query at half an original word's weight.
+    # added to the BM25 lists' query at half an original word's weight, and the definitions they name listed.
     variants: bool = True
     rrf_k: int = 60
     list_weights: tuple[tuple[str, float], ...] = DEFAULT_LIST_WEIGHTS

@@ -68,15 +68,22 @@ def word_variants(index: Index, query: Query) -> list[str]:
     """Other inflections of the question's prose words that the workspace uses (``parses`` → ``parse``,
     ``parser``): prose conjugates what code names in its base form. A word written as code (a name, a
     backticked or capitalised word) is meant as written. Call under ``index.lock``."""
-    in_names = {part.lower() for name in query.names for part in _PARTS.split(name)}
     asked = set(query.terms)
     variants: dict[str, None] = {}
-    for word in dict.fromkeys(_PROSE_WORD.findall(query.text)):
+    for word in prose_words(query):
         root = stem(word)
-        if word in in_names or word in STOPWORDS or len(root) < MIN_PREFIX:
+        if len(root) < MIN_PREFIX:
             continue
         for ending in _FORMS:
             form = root + ending
             if form not in asked and form not in variants and index.bm25.df(form):
                 variants[form] = None
     return list(variants)
+
+
+def prose_words(query: Query) -> list[str]:
+    """The question's words written as prose (lowercase, not part of a name it writes as code), without
+    stopwords, each once."""
+    in_names = {part.lower() for name in query.names for part in _PARTS.split(name)}
+    return [word for word in dict.fromkeys(_PROSE_WORD.findall(query.text))
+            if word not in in_names and word not in STOPWORDS]

@@ -12,9 +12,10 @@
    a question without anchors is ordered by the rest.
 2. **Expansion.** The BM25 lists' query holds, besides the question's words,
    the other forms of its prose words that the workspace uses (``parses`` →
-   ``parse``, ``parser``; ``word_variants``, at half weight); the distinctive
-   terms of the best first-pass places are then added to it (pseudo-relevance
-   feedback), and the lists fused again.
+   ``parse``, ``parser``; ``word_variants``, at half weight), and the
+   definitions list holds the types and functions those words name
+   (``Parser``). The distinctive terms of the best first-pass places are then
+   added to the query (pseudo-relevance feedback), and the lists fused again.
 3. **Rerank** by deterministic signals (``rerank.py``).
 4. **Graph.** A centrality prior and an edge bonus for files linked to strong
    hits (``centrality.py``), added to the lexical share; retriever weights per
@@ -43,7 +44,7 @@ from rag_lsp.retrieval.rank import Candidate
 from rag_lsp.retrieval.ranking import candidates as lists
 from rag_lsp.retrieval.ranking.centrality import dependencies, graph
 from rag_lsp.retrieval.ranking.config import RankingConfig
-from rag_lsp.retrieval.ranking.expansion import feedback_terms, word_variants
+from rag_lsp.retrieval.ranking.expansion import feedback_terms, prose_words, word_variants
 from rag_lsp.retrieval.ranking.rerank import PathTraits, factors, path_traits, read_signals
 from rag_lsp.retrieval.strategies.base import StrategyContext
 
@@ -112,9 +113,12 @@ def rank_staged(ctx: StrategyContext, evidence: list[Candidate], limit: int, con
     if config.fusion:
         terms = list(ctx.query.terms)
         # Other forms of the question's prose words count half as much as the words themselves.
-        variants = word_variants(index, ctx.query) if config.variants and not ctx.message.is_report else []
+        with_forms = config.variants and not ctx.message.is_report
+        variants = word_variants(index, ctx.query) if with_forms else []
         forms = f" (word forms: {', '.join(variants[:SHOWN_FORMS])})" if variants else ""
-        _listed(ctx, places, ranked_lists, terms * 2 + variants if variants else terms, forms, hook=lists)
+        named = prose_words(ctx.query) + variants if with_forms else []
+        _listed(ctx, places, ranked_lists, terms * 2 + variants if variants else terms, forms, named=named,
+                hook=lists)
         _fuse(places, ranked_lists, config)
         # Each round is one more query variant: the terms of the places the previous round put first. A report
         # brings the code's own words already (names, messages, paths), and feedback from its first places only
@@ -152,13 +156,13 @@ def _place(ctx: StrategyContext, places: dict[int, _Place], chunk_id: int, path:
 
 
 def _listed(ctx: StrategyContext, places: dict[int, _Place], ranked: dict[str, list[int]], terms: list[str],
-            note: str = "", rerun: bool = False, hook: ListHook | None = None) -> None:
+            note: str = "", rerun: bool = False, named: Sequence[str] = (), hook: ListHook | None = None) -> None:
     """Fill the BM25 and definition lists (the BM25 ones again with the expanded terms when ``rerun``), and the
     hook's lists (what it returns on a rerun replaces its earlier list of that name); ``note`` ends the BM25
     lists' reasons (how their query was made)."""
     found = {"bm25_chunks": lists.bm25_chunks(ctx.index, terms), "bm25_files": lists.bm25_files(ctx.index, terms)}
     if not rerun:
-        found["definitions"] = lists.definitions(ctx.index, ctx.query)
+        found["definitions"] = lists.definitions(ctx.index, ctx.query, named)
         found["path_words"] = lists.path_words(ctx.index, ctx.tables, ctx.query)
     if hook is not None:
         found.update(hook(terms, rerun))
