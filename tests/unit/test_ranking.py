@@ -472,6 +472,9 @@ def test_prose_words_also_search_the_forms_the_code_uses(tmp_path):
     found = bm25_reasons(DEFAULT_RANKING)
     assert len(found) == 1 and found[0].endswith("(word forms: parser)")
     assert bm25_reasons(DEFAULT_RANKING.without("variants")) == []
+    # A title and a body, however short, are an issue: it brings its own words.
+    issue = ask(index, f"Input fails\n{question}")
+    assert not any("word forms" in reason for item in issue.items for reason in item.why)
     # A form of a prose word that names a type finds the type's definition.
     named = [reason.split(": ", 1)[1] for item in ask(index, question, config=DEFAULT_RANKING.without("window")).items
              for reason in item.why if "named by" in reason]
