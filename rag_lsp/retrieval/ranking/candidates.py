@@ -41,7 +41,7 @@ MIN_PATH_FILES = 3
 EXACT_NAME = 2.0
 _ENDINGS = ("ations", "ation", "ings", "ing", "ies", "ied", "ers", "er", "ed", "es", "s", "y")
 STOPWORDS = frozenset("about does from have into that their them then there these this what when where which "
-                       "with would should could will were they your".split())
+                      "with would should could will were they your".split())
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 
 

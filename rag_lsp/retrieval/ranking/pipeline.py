@@ -48,6 +48,7 @@ from rag_lsp.retrieval.ranking.expansion import feedback_terms, prose_words, wor
 from rag_lsp.retrieval.ranking.rerank import PathTraits, factors, path_traits, read_signals
 from rag_lsp.retrieval.strategies.base import StrategyContext
 
+# The lists read from the question itself rather than from the BM25 query: their reasons say nothing of its forms.
 _FROM_QUESTION = frozenset({"definitions", "path_words"})
 # Word forms named in a place's reasons (a question's words may have a dozen).
 SHOWN_FORMS = 4
@@ -161,7 +162,8 @@ def _listed(ctx: StrategyContext, places: dict[int, _Place], ranked: dict[str, l
             note: str = "", rerun: bool = False, named: Sequence[str] = (), hook: ListHook | None = None) -> None:
     """Fill the BM25 and definition lists (the BM25 ones again with the expanded terms when ``rerun``), and the
     hook's lists (what it returns on a rerun replaces its earlier list of that name); ``note`` ends the BM25
-    lists' reasons (how their query was made)."""
+    lists' reasons (how their query was made), and ``named`` are words whose definitions the definitions list
+    also holds."""
     found = {"bm25_chunks": lists.bm25_chunks(ctx.index, terms), "bm25_files": lists.bm25_files(ctx.index, terms)}
     if not rerun:
         found["definitions"] = lists.definitions(ctx.index, ctx.query, named)
