@@ -56,6 +56,8 @@ def add_options(parser: argparse.ArgumentParser, set_name: str) -> None:
                         help=f"switch a ranking stage off; repeatable ({', '.join(STAGES)})")
     parser.add_argument("--stage-ablation", action="store_true",
                         help="also measure rag_lsp without each ranking stage in turn, and with the evidence alone")
+    parser.add_argument("--signal-ablation", action="store_true",
+                        help="also measure rag_lsp with each rerank signal that is on switched off in turn (factor 1)")
     parser.add_argument("--dense", action="append", default=[], metavar="BACKEND[:MODEL]",
                         help="also measure rag_lsp with this embedder (wordllama, model2vec:DIR); repeatable")
     parser.add_argument("--fusion", action="append", default=[], choices=FUSION_MODES,
@@ -101,6 +103,11 @@ def rag_lsp_systems(args: argparse.Namespace) -> dict[str, Ranker | Enhanced | N
                 "fusion", disabled, config.without(stage))
     if args.stage_ablation:
         systems[f"{RAG_LSP}, evidence strategies only"] = make_ranker("fusion", disabled, EVIDENCE_ONLY)
+    for signal, factor in config.signals if args.signal_ablation else ():
+        if factor != 1.0:
+            signals = tuple((name, 1.0 if name == signal else value) for name, value in config.signals)
+            systems[label + (", " if off else " without ") + signal + " (signal)"] = make_ranker(
+                "fusion", disabled, replace(config, signals=signals))
     for spec in args.dense:
         backend, _, model = spec.partition(":")
         dense = DenseConfig(backend=backend, model=model or None, describe=args.describe)
