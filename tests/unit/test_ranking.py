@@ -453,6 +453,14 @@ def test_signals_switched_off_by_default_still_apply_when_switched_on(index):
     assert documented(RankingConfig(signals=DESIGNED_SIGNALS))
     assert not documented(DEFAULT_RANKING)
 
+    def kind_asked(config: RankingConfig) -> bool:
+        answer = ask(index, "the class that collects routes", config=config.without("window"))
+        return any(reason == "rerank: the class the question asks for ×2" for item in answer.items
+                   for reason in item.why)
+
+    assert kind_asked(RankingConfig(signals=DESIGNED_SIGNALS))
+    assert not kind_asked(DEFAULT_RANKING)
+
 
 def test_prose_words_also_search_the_forms_the_code_uses(tmp_path):
     tree = {f"app/filler_{n}.py": f"def task_{n}(value):\n    return 'chore {n}', value\n" for n in range(20)}
