@@ -17,16 +17,15 @@ snapshot is an anonymous temporary file, so both cases run the same code.
 from __future__ import annotations
 
 import itertools
-import multiprocessing
 import os
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tree_sitter import Tree
 
@@ -45,6 +44,9 @@ from rag_lsp.index.symbol_table import SymbolIndex
 from rag_lsp.index.terms import path_tokens, tokenize
 from rag_lsp.index.walk import WalkedFile, WalkStats, load, walk
 from rag_lsp.model import Chunk, Definition, Import, ParsedFile
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 # Below this many files to parse, a process pool costs more than it saves.
 POOL_THRESHOLD = 64
@@ -330,8 +332,12 @@ class Index:
             return 0
         args = ([w[0] for w in work], [w[1] for w in work], [w[2] for w in work])
         workers = min(os.cpu_count() or 1, 8)
-        pool = None
+        pool: ProcessPoolExecutor | None = None
         if len(work) >= POOL_THRESHOLD and workers > 1:
+            # Imported here: a warm start parses nothing, and the two modules cost it some 40 ms to import.
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
             # A fork server, because forking a process that runs threads (the
             # language server's) can copy a held lock into the child.
             pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("forkserver"))
