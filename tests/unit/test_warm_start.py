@@ -127,6 +127,28 @@ def test_the_symbol_table_answers_from_the_definitions_of_the_files_after_edits_
     assert index.symbols.by_name("no_such_name") == [] and index.symbols.lookup("no_such_name") == []
 
 
+def module_map(index: Index) -> dict:
+    """What the module map holds per file (its keys, family, directory flag, hint) and by last segment."""
+    found = vars(index.symbols.modules)
+    return {name: found[name] for name in ("_by_last", "_keys", "_family", "_directory", "_hints")}
+
+
+def test_a_warm_start_builds_the_module_map_of_a_fresh_index_in_bulk(workspace):
+    """The snapshot's files are registered in one pass (``ModuleMap.load``): the same map ``add`` builds file by
+    file, Java package aliases included, and it resolves the same after an edit."""
+    (workspace / "src" / "main" / "java" / "com" / "acme").mkdir(parents=True)
+    (workspace / "src" / "main" / "java" / "com" / "acme" / "Orders.java").write_text(
+        "package com.acme.shop;\n\npublic class Orders {}\n")
+    Index(workspace).refresh()
+    index = warm(workspace)
+    assert index.stats.parsed == 0 and "src/main/java/com/acme/Orders.java" in index.symbols.modules._hints
+    assert module_map(index) == module_map(fresh(workspace))
+    assert index.symbols.modules.resolve("com.acme.shop.Orders") == ["src/main/java/com/acme/Orders.java"]
+    index.set_file("scripts/run_jobs.py", "def run_jobs(limiter):\n    return audit(limiter)\n")
+    (workspace / "scripts" / "run_jobs.py").write_text("def run_jobs(limiter):\n    return audit(limiter)\n")
+    assert module_map(index) == module_map(fresh(workspace))
+
+
 def _grouped(pairs) -> dict[str, set[str]]:
     found: dict[str, set[str]] = {}
     for key, value in pairs:
