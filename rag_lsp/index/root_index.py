@@ -38,12 +38,13 @@ from rag_lsp.index.parsing.parse import blob_id, parse_file
 from rag_lsp.index.store import snapshot
 from rag_lsp.index.store.chunk_table import ChunkTable
 from rag_lsp.index.store.code_links import CodeLinks, file_links, loaded_links
+from rag_lsp.index.store.import_table import ImportMap
 from rag_lsp.index.store.reference_table import ReferenceMap
 from rag_lsp.index.store.snapshot_file import SnapshotError, SnapshotFile, SnapshotWriter
 from rag_lsp.index.symbol_table import SymbolIndex
 from rag_lsp.index.terms import path_tokens, tokenize
 from rag_lsp.index.walk import WalkedFile, WalkStats, load, walk
-from rag_lsp.model import Chunk, Definition, Import, ParsedFile
+from rag_lsp.model import Chunk, Definition, ParsedFile
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
@@ -148,7 +149,7 @@ class Index:
         self.chunks = ChunkTable()
         self.files: dict[str, FileEntry] = {}
         self.references = ReferenceMap()
-        self.imports: dict[str, list[Import]] = {}
+        self.imports = ImportMap()
         self.bm25 = BM25Index()
         self.symbols = SymbolIndex()
         self.cache = IndexCache(cache_path_for(self.root, cache_root)) if use_cache else None
@@ -519,7 +520,7 @@ class Index:
             self.chunks.rebase(loaded.chunks)
             self.bm25 = BM25Index(segment=loaded.segment)
             self.references = ReferenceMap(loaded.references)
-            self.imports = loaded.imports
+            self.imports = ImportMap(loaded.imports)
             self.symbols = SymbolIndex()
             self.symbols.load(self.files, loaded.definitions, loaded.hints)
             self.rejected = loaded.rejected
@@ -549,7 +550,7 @@ class Index:
             try:
                 writer = SnapshotWriter(target)
                 with snapshot.save(self, writer, meta) as written:
-                    chunks, segment, references = snapshot.reopen(SnapshotFile(written))
+                    chunks, segment, references, imports = snapshot.reopen(SnapshotFile(written))
             except (OSError, SnapshotError) as exc:
                 if writer is not None:
                     writer.abort()
@@ -560,6 +561,7 @@ class Index:
             self.chunks.rebase(chunks)
             self.bm25 = BM25Index(segment=segment)
             self.references = ReferenceMap(references)
+            self.imports = ImportMap(imports)
             self._unsaved = False
 
     def _rebase_if_large(self) -> None:
