@@ -242,6 +242,9 @@ class Index:
                 self.remove_file(path)
             self._forget_rejections({walked.path for walked in candidates})
         if self.cache:
+            if self.cache.settle():
+                # The database was damaged and started anew, and the snapshot beside it went with it.
+                self._unsaved = True
             self.cache.delete_many(sorted((cached.loaded() - seen) | set(stale)))
         if self._unsaved or (self.cache and (self.links is None or self.links.version != self.version)):
             # Also when only the links are missing: a save in the middle of the refresh left them out.

@@ -18,8 +18,9 @@ from rag_lsp.model import Import
 
 
 def encode(imports: Iterable[Import]) -> bytes:
-    """One file's imports as the snapshot stores them (plain lists and strings, read back by ``of``)."""
-    return marshal.dumps([[i.module, i.line, list(i.names), [list(pair) for pair in i.aliases]] for i in imports])
+    """One file's imports as the snapshot stores them: tuples of strings and numbers, which marshal gives back
+    as tuples, so ``of`` passes them on as they come."""
+    return marshal.dumps([(i.module, i.line, i.names, i.aliases) for i in imports])
 
 
 class StoredImports:
@@ -46,8 +47,7 @@ class StoredImports:
         start, end = self._bounds.get(path, (0, 0))
         try:
             found = marshal.loads(self._records[start:end]) if start < end else []
-            return [Import(module, path, line, tuple(names), tuple(tuple(pair) for pair in aliases))
-                    for module, line, names, aliases in found]
+            return [Import(module, path, line, names, aliases) for module, line, names, aliases in found]
         except (EOFError, ValueError, TypeError):
             return []
 
