@@ -17,10 +17,12 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache, lru_cache
-
-from pathspec import GitIgnoreSpec
+from typing import TYPE_CHECKING
 
 from rag_lsp.languages import language_for_path
+
+if TYPE_CHECKING:
+    from pathspec import GitIgnoreSpec
 
 # Every reason a file or directory can be left out, in rough order of checking.
 SKIP_REASONS: tuple[str, ...] = (
@@ -168,6 +170,9 @@ DEFAULT_ADMISSION = Admission()
 
 @cache
 def _compiled(lines: tuple[str, ...]) -> GitIgnoreSpec:
+    # Imported here, as the walk's own ignore files are (``walk._compile``): most workspaces configure none.
+    from pathspec import GitIgnoreSpec
+
     return GitIgnoreSpec.from_lines(lines)
 
 

@@ -19,6 +19,7 @@ import weakref
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 
@@ -92,13 +93,13 @@ def _files(index: Index) -> _Files:
         return known
     paths = tuple(sorted(index.files))
     doc_ids, doc_lengths = index.bm25.lengths()
-    size = 1 + max([int(doc_ids.max()) if len(doc_ids) else -1,
-                    *(max(entry.chunk_ids) for entry in index.files.values() if entry.chunk_ids)])
+    # Every file's chunk ids in one array, with its file's number beside each: one assignment, not one a file.
+    chunk_ids = [index.files[path].chunk_ids for path in paths]
+    counts = [len(ids) for ids in chunk_ids]
+    chunk_ids_all = np.fromiter(chain.from_iterable(chunk_ids), dtype=np.int64, count=sum(counts))
+    size = 1 + max(int(doc_ids.max()) if len(doc_ids) else -1, int(chunk_ids_all.max()) if len(chunk_ids_all) else -1)
     chunk_file = np.full(size, -1, dtype=np.int64)
-    for number, path in enumerate(paths):
-        ids = index.files[path].chunk_ids
-        if ids:
-            chunk_file[ids] = number
+    chunk_file[chunk_ids_all] = np.repeat(np.arange(len(paths), dtype=np.int64), counts)
     owners = chunk_file[doc_ids]
     kept = owners >= 0
     lengths = np.bincount(owners[kept], weights=doc_lengths[kept].astype(float), minlength=len(paths))

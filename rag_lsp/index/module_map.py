@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from pathlib import PurePosixPath
 
@@ -35,14 +35,21 @@ def name_and_suffix(path: str) -> tuple[str, str]:
 
 def is_directory_module(path: str) -> bool:
     """Whether a file stands for its directory (``__init__.py``, ``index.ts``, ``mod.rs``, ``lib.rs``)."""
-    name, suffix = name_and_suffix(path)
+    return _stands_for_directory(*name_and_suffix(path))
+
+
+def _stands_for_directory(name: str, suffix: str) -> bool:
     stem = name.split(".", 1)[0]
     return stem in _DIRECTORY_STEMS or (suffix == ".rs" and stem in _RUST_ROOT_STEMS)
+
+
 # Leading directories that hold code but are not part of module names.
 LAYOUT_DIRS = (
     ("src", "main", "java"), ("src", "main", "kotlin"), ("src", "main", "scala"),
     ("src", "test", "java"), ("src", "test", "kotlin"), ("src",), ("lib",), ("source",), ("app",),
 )
+# The first segments of ``LAYOUT_DIRS``: a key that starts with none of them has no layout directory to drop.
+_LAYOUT_HEADS = frozenset(layout[0] for layout in LAYOUT_DIRS)
 _SEPARATORS = re.compile(r"::|[./\\]")
 _JAVA_PACKAGE = re.compile(r"^\s*package\s+([\w.]+)\s*;", re.MULTILINE)
 
@@ -60,13 +67,15 @@ def module_key(path: str) -> tuple[str, ...]:
         # A Go package is its directory: every file in it answers to the import path.
         return tuple(parts)
     stem = name.split(".", 1)[0] if not name.startswith(".") else name
-    if not is_directory_module(path) or not parts:
+    if not _stands_for_directory(name, suffix) or not parts:
         parts.append(stem)
     return tuple(parts)
 
 
 def strip_layout(key: tuple[str, ...]) -> tuple[str, ...]:
     """Drop a leading layout directory (``src/``, ``src/main/java/``...) from a module key."""
+    if not key or key[0] not in _LAYOUT_HEADS:
+        return key
     for layout in LAYOUT_DIRS:
         if key[: len(layout)] == layout and len(key) > len(layout):
             return key[len(layout):]
@@ -91,6 +100,19 @@ def _family_of_name(name: str) -> str:
     return languages.spec(languages.language_for_path(name)).family
 
 
+# A file's module keys (the path's, then a Java package alias), each with its layout-free form.
+_Entry = tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]
+
+
+def _entry(path: str, text_hint: str) -> tuple[_Entry, str]:
+    """A file's module keys, and the part of ``text_hint`` that gave it an alias (its Java package line)."""
+    key = module_key(path)
+    if path.endswith(".java") and (match := _JAVA_PACKAGE.search(text_hint)):
+        alias = (*match.group(1).split("."), PurePosixPath(path).stem)
+        return ((key, strip_layout(key)), (alias, strip_layout(alias))), match.group(0)
+    return ((key, strip_layout(key)),), ""
+
+
 class ModuleMap:
     """Module key → files, kept incrementally as files come and go.
 
@@ -104,8 +126,7 @@ class ModuleMap:
 
     def __init__(self) -> None:
         self._by_last: dict[str, set[str]] = defaultdict(set)
-        # Per file: its module keys (the path's, then a Java package alias) with their layout-free forms.
-        self._keys: dict[str, tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]] = {}
+        self._keys: dict[str, _Entry] = {}
         self._family: dict[str, str] = {}
         self._directory: dict[str, bool] = {}
         # The text that gave a file an alias (a Java package line), kept for the snapshot.
@@ -117,24 +138,31 @@ class ModuleMap:
 
     def add(self, path: str, text_hint: str = "") -> None:
         """Register a file; ``text_hint`` is its leading text (read for Java packages)."""
-        keys = [module_key(path)]
-        hint = ""
-        if path.endswith(".java") and (match := _JAVA_PACKAGE.search(text_hint)):
-            keys.append((*match.group(1).split("."), PurePosixPath(path).stem))
-            hint = match.group(0)
-        entry = tuple((key, strip_layout(key)) for key in keys)
+        entry, hint = _entry(path, text_hint)
         if self._keys.get(path) == entry:
             return
         self.remove(path)
-        if hint:
-            self._hints[path] = hint
         self._answers.clear()
         self.generation += 1
+        self._put(path, entry, hint)
+
+    def load(self, paths: Iterable[str], hints: dict[str, str]) -> None:
+        """Register many files not registered yet (a snapshot's), with the hints the snapshot kept for them:
+        ``add`` per file, without its comparison with a previous entry and its per-file bookkeeping."""
+        self._answers.clear()
+        self.generation += 1
+        for path in paths:
+            self._put(path, *_entry(path, hints.get(path, "")))
+
+    def _put(self, path: str, entry: _Entry, hint: str) -> None:
+        if hint:
+            self._hints[path] = hint
         self._keys[path] = entry
         self._family[path] = language_family(path)
         self._directory[path] = is_directory_module(path)
-        for key in keys:
-            self._by_last[key[-1] if key else ""].add(path)
+        by_last = self._by_last
+        for key, _ in entry:
+            by_last[key[-1] if key else ""].add(path)
 
     def remove(self, path: str) -> None:
         if path not in self._keys:

@@ -17,16 +17,15 @@ snapshot is an anonymous temporary file, so both cases run the same code.
 from __future__ import annotations
 
 import itertools
-import multiprocessing
 import os
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tree_sitter import Tree
 
@@ -39,12 +38,16 @@ from rag_lsp.index.parsing.parse import blob_id, parse_file
 from rag_lsp.index.store import snapshot
 from rag_lsp.index.store.chunk_table import ChunkTable
 from rag_lsp.index.store.code_links import CodeLinks, file_links, loaded_links
+from rag_lsp.index.store.import_table import ImportMap
 from rag_lsp.index.store.reference_table import ReferenceMap
 from rag_lsp.index.store.snapshot_file import SnapshotError, SnapshotFile, SnapshotWriter
 from rag_lsp.index.symbol_table import SymbolIndex
 from rag_lsp.index.terms import path_tokens, tokenize
 from rag_lsp.index.walk import WalkedFile, WalkStats, load, walk
-from rag_lsp.model import Chunk, Definition, Import, ParsedFile
+from rag_lsp.model import Chunk, Definition, ParsedFile
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 # Below this many files to parse, a process pool costs more than it saves.
 POOL_THRESHOLD = 64
@@ -146,7 +149,7 @@ class Index:
         self.chunks = ChunkTable()
         self.files: dict[str, FileEntry] = {}
         self.references = ReferenceMap()
-        self.imports: dict[str, list[Import]] = {}
+        self.imports = ImportMap()
         self.bm25 = BM25Index()
         self.symbols = SymbolIndex()
         self.cache = IndexCache(cache_path_for(self.root, cache_root)) if use_cache else None
@@ -239,6 +242,9 @@ class Index:
                 self.remove_file(path)
             self._forget_rejections({walked.path for walked in candidates})
         if self.cache:
+            if self.cache.settle():
+                # The database was damaged and started anew, and the snapshot beside it went with it.
+                self._unsaved = True
             self.cache.delete_many(sorted((cached.loaded() - seen) | set(stale)))
         if self._unsaved or (self.cache and (self.links is None or self.links.version != self.version)):
             # Also when only the links are missing: a save in the middle of the refresh left them out.
@@ -330,8 +336,12 @@ class Index:
             return 0
         args = ([w[0] for w in work], [w[1] for w in work], [w[2] for w in work])
         workers = min(os.cpu_count() or 1, 8)
-        pool = None
+        pool: ProcessPoolExecutor | None = None
         if len(work) >= POOL_THRESHOLD and workers > 1:
+            # Imported here: a warm start parses nothing, and the two modules cost it some 40 ms to import.
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
             # A fork server, because forking a process that runs threads (the
             # language server's) can copy a held lock into the child.
             pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("forkserver"))
@@ -513,7 +523,7 @@ class Index:
             self.chunks.rebase(loaded.chunks)
             self.bm25 = BM25Index(segment=loaded.segment)
             self.references = ReferenceMap(loaded.references)
-            self.imports = loaded.imports
+            self.imports = ImportMap(loaded.imports)
             self.symbols = SymbolIndex()
             self.symbols.load(self.files, loaded.definitions, loaded.hints)
             self.rejected = loaded.rejected
@@ -543,7 +553,7 @@ class Index:
             try:
                 writer = SnapshotWriter(target)
                 with snapshot.save(self, writer, meta) as written:
-                    chunks, segment, references = snapshot.reopen(SnapshotFile(written))
+                    chunks, segment, references, imports = snapshot.reopen(SnapshotFile(written))
             except (OSError, SnapshotError) as exc:
                 if writer is not None:
                     writer.abort()
@@ -554,6 +564,7 @@ class Index:
             self.chunks.rebase(chunks)
             self.bm25 = BM25Index(segment=segment)
             self.references = ReferenceMap(references)
+            self.imports = ImportMap(imports)
             self._unsaved = False
 
     def _rebase_if_large(self) -> None:

@@ -25,6 +25,7 @@ import threading
 import weakref
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from operator import itemgetter
 from typing import TypeVar, cast
 
@@ -158,14 +159,20 @@ class WorkspaceTables:
         self._entries[path] = entry
         if is_secret_path(path):
             self._secret.add(path)
-        name, suffix = name_and_suffix(path)
+        name = path.rsplit("/", 1)[-1]
         self._by_name[name].add(path)
         directories, directory_words, folder_words = self._directory(path[: max(path.rfind("/"), 0)])
-        for directory in directories:
-            self._dir_files[directory] += 1
-            self._dirs_by_name[directory.rsplit("/", 1)[-1]].add(directory)
+        dir_files = self._dir_files
+        if directories and directories[0] in dir_files:
+            # The directory holds files already, so it and its parents are named in ``_dirs_by_name``.
+            for directory in directories:
+                dir_files[directory] += 1
+        else:
+            for directory in directories:
+                dir_files[directory] += 1
+                self._dirs_by_name[directory.rsplit("/", 1)[-1]].add(directory)
         # A token never spans a ``/``: the path's words are its directory's and its name's.
-        stem_words = set(tokenize(name[: len(name) - len(suffix)]))
+        stem_words = _stem_words(name)
         words = tuple(sorted(directory_words | stem_words))
         self._words_of[path] = words
         for word in words:
@@ -215,6 +222,13 @@ class WorkspaceTables:
             users.pop(path, None)
             if not users:
                 del self._users[name]
+
+
+@lru_cache(maxsize=1 << 16)
+def _stem_words(name: str) -> frozenset[str]:
+    """The words of a file name without its suffix; remembered, since workspaces repeat names (``models.py``)."""
+    suffix = name_and_suffix(name)[1]
+    return frozenset(tokenize(name[: len(name) - len(suffix)]))
 
 
 def _directories(path: str) -> list[str]:

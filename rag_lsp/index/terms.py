@@ -120,6 +120,9 @@ def _camel_parts(word: str) -> list[str]:
     Case tests use ``str.isupper``/``islower`` so that non-ASCII scripts split
     the same way, and caseless scripts are split only at digits.
     """
+    if word.isalpha() and word.islower():
+        # No digit and no capital: no boundary (most words of paths and code), without a test per letter.
+        return [word]
     parts = []
     start = 0
     for i in range(1, len(word)):

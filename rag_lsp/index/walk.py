@@ -24,8 +24,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from pathspec import GitIgnoreSpec
+from typing import TYPE_CHECKING
 
 from rag_lsp.index.admission import (
     ADMISSION_REASONS,
@@ -39,6 +38,9 @@ from rag_lsp.index.admission import (
     is_virtualenv,
     skipped,
 )
+
+if TYPE_CHECKING:
+    from pathspec import GitIgnoreSpec
 
 EXAMPLES_PER_REASON = 5
 
@@ -84,7 +86,7 @@ class WalkStats:
 _IGNORE_NAMES = frozenset(IGNORE_FILES)
 
 # Ignore specs in force in a directory, shallowest first, each with the directory it is relative to.
-_Layers = tuple[tuple[str, GitIgnoreSpec], ...]
+_Layers = tuple[tuple[str, "GitIgnoreSpec"], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -332,6 +334,9 @@ def _read_lines(path: str) -> list[str]:
 
 def _compile(lines: list[str]) -> GitIgnoreSpec:
     """Compile ignore lines, dropping malformed lines rather than losing the whole file."""
+    # Imported here: most trees a warm start walks have no ignore file, and pathspec costs 25 ms to import.
+    from pathspec import GitIgnoreSpec
+
     try:
         return GitIgnoreSpec.from_lines(lines)
     except ValueError:

@@ -72,6 +72,31 @@ def test_a_cache_with_a_damaged_page_is_discarded_and_the_answers_are_unchanged(
     assert answers(index) == fresh_answers(root)
 
 
+def test_a_damaged_page_found_after_a_warm_start_renews_the_database_and_the_snapshot(tmp_path):
+    """The pages are checked beside the warm start, which has loaded the snapshot by the time the verdict comes:
+    it warns, starts an empty database under a new epoch and writes the snapshot again, so the next start is
+    warm and answers the same."""
+    root = many_files(tmp_path / "ws", 200)
+    first = Index(root, cache_root=tmp_path / "c")
+    first.refresh()
+    assert first.cache is not None
+    path, epoch = first.cache.path, first.cache.epoch
+    first.close()
+    data = bytearray(path.read_bytes())
+    middle = len(data) // 2 // 4096 * 4096
+    data[middle: middle + 4096] = os.urandom(4096)
+    path.write_bytes(bytes(data))
+    index = Index(root, cache_root=tmp_path / "c")
+    stats = index.refresh()
+    assert any("corrupt" in w for w in stats.warnings), stats.warnings
+    assert index.cache is not None and index.cache.epoch != epoch and index.cache.snapshot_path.exists() and index.cache.load_all() == {}
+    assert answers(index) == fresh_answers(root)
+    index.close()
+    again = Index(root, cache_root=tmp_path / "c")
+    stats = again.refresh()
+    assert stats.parsed == 0 and not stats.warnings and answers(again) == fresh_answers(root)
+
+
 def test_a_cache_write_killed_midway_leaves_a_usable_cache(tmp_path):
     root = many_files(tmp_path / "ws", 1500)
     cache = tmp_path / "c"

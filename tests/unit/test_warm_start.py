@@ -11,11 +11,14 @@ import pytest
 
 from rag_lsp.index import root_index
 from rag_lsp.index.root_index import Index
+from rag_lsp.index.store import import_table
 from rag_lsp.index.store import snapshot as snapshot_format
 from rag_lsp.index.store.code_links import file_links
+from rag_lsp.index.store.import_table import StoredImports
 from rag_lsp.index.store.snapshot_file import SnapshotError, SnapshotFile, SnapshotWriter
 from rag_lsp.index.tables import workspace_tables
 from rag_lsp.index.terms import tokenize
+from rag_lsp.model import Import
 from rag_lsp.retrieval.ranking.centrality import graph
 
 POLYGLOT = Path(__file__).resolve().parents[1] / "fixtures" / "polyglot"
@@ -125,6 +128,60 @@ def test_the_symbol_table_answers_from_the_definitions_of_the_files_after_edits_
     for qualname in {d.qualname for d in every}:
         assert index.symbols.lookup(qualname) == sorted({e for e in every if e.qualname == qualname}, key=order)
     assert index.symbols.by_name("no_such_name") == [] and index.symbols.lookup("no_such_name") == []
+
+
+def module_map(index: Index) -> dict:
+    """What the module map holds per file (its keys, family, directory flag, hint) and by last segment."""
+    found = vars(index.symbols.modules)
+    return {name: found[name] for name in ("_by_last", "_keys", "_family", "_directory", "_hints")}
+
+
+def test_a_warm_start_builds_the_module_map_of_a_fresh_index_in_bulk(workspace):
+    """The snapshot's files are registered in one pass (``ModuleMap.load``): the same map ``add`` builds file by
+    file, Java package aliases included, and it resolves the same after an edit."""
+    (workspace / "src" / "main" / "java" / "com" / "acme").mkdir(parents=True)
+    (workspace / "src" / "main" / "java" / "com" / "acme" / "Orders.java").write_text(
+        "package com.acme.shop;\n\npublic class Orders {}\n")
+    Index(workspace).refresh()
+    index = warm(workspace)
+    assert index.stats.parsed == 0 and "src/main/java/com/acme/Orders.java" in index.symbols.modules._hints
+    assert module_map(index) == module_map(fresh(workspace))
+    assert index.symbols.modules.resolve("com.acme.shop.Orders") == ["src/main/java/com/acme/Orders.java"]
+    index.set_file("scripts/run_jobs.py", "def run_jobs(limiter):\n    return audit(limiter)\n")
+    (workspace / "scripts" / "run_jobs.py").write_text("def run_jobs(limiter):\n    return audit(limiter)\n")
+    assert module_map(index) == module_map(fresh(workspace))
+
+
+def imports(index: Index) -> dict:
+    return {path: index.imports[path] for path in sorted(index.imports)}
+
+
+def test_the_imports_stay_in_the_snapshot_and_equal_a_fresh_index_s_after_edits_too(workspace):
+    """A warm start reads each file's imports from the snapshot when asked for; installed and removed files lie
+    over them, and a save serves them from the new snapshot."""
+    Index(workspace).refresh()
+    (workspace / "scripts" / "audit.py").write_text("from scripts.limits import rate_limiter as rl\nimport os\n")
+    (workspace / "scripts" / "firewall.py").unlink()
+    index = warm(workspace)
+    assert index.imports.stored is not None and index.imports.is_stored("scripts/run_jobs.py")
+    assert imports(index) == imports(fresh(workspace)) and "scripts/audit.py" in index.imports
+    index.set_file("scripts/run_jobs.py", "from scripts.audit import rl\n")
+    (workspace / "scripts" / "run_jobs.py").write_text("from scripts.audit import rl\n")
+    index.remove_file("scripts/audit.py")
+    (workspace / "scripts" / "audit.py").unlink()
+    assert not index.imports.is_stored("scripts/run_jobs.py") and "scripts/audit.py" not in index.imports
+    assert imports(index) == imports(fresh(workspace))
+    index.save()
+    assert index.imports.is_stored("scripts/run_jobs.py") and imports(index) == imports(fresh(workspace))
+
+
+def test_an_import_record_reads_back_and_a_damaged_one_reads_as_none():
+    found = [Import("pkg.mod", "a.py", 3, ("x", "y"), (("x", "z"),)), Import("os", "a.py", 1, (), ())]
+    record = import_table.encode(found)
+    table = StoredImports(record + record[:5], np.array([0, len(record), len(record), len(record) + 5]),
+                          ["a.py", "b.py", "c.py"])
+    assert table.of("a.py") == found and list(table.files()) == ["a.py", "c.py"] and not table.holds("b.py")
+    assert table.of("b.py") == [] and table.of("c.py") == []
 
 
 def _grouped(pairs) -> dict[str, set[str]]:

@@ -7,17 +7,18 @@ stay columns (file, name, line, kind as numbers into the snapshot's string table
 are made when asked for; a name's uses are read from the columns in one pass.
 
 Files installed after the snapshot (edits, files found by a refresh) are kept as lists, as before, and hide
-the snapshot's rows of the same file; a removed file hides them too.
+the snapshot's rows of the same file; a removed file hides them too (``stored_map.py``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from functools import partial
 from itertools import pairwise, repeat
 
 import numpy as np
 
+from rag_lsp.index.store.stored_map import StoredMap
 from rag_lsp.model import Reference
 
 _make = partial(tuple.__new__, Reference)
@@ -87,49 +88,5 @@ def _numbers(column: np.ndarray) -> list[int]:
     return column.tolist()
 
 
-class ReferenceMap(Mapping[str, Sequence[Reference]]):
+class ReferenceMap(StoredMap[StoredReferences, Sequence[Reference]]):
     """Path → its references: the files installed since the snapshot, else the snapshot's rows."""
-
-    def __init__(self, stored: StoredReferences | None = None) -> None:
-        self.stored = stored
-        self._own: dict[str, Sequence[Reference]] = {}
-        # Files of the snapshot removed or installed again since: their rows are not theirs any more.
-        self._hidden: set[str] = set()
-
-    def is_stored(self, path: str) -> bool:
-        """Whether a file's references are still the snapshot's rows."""
-        return self.stored is not None and path not in self._hidden and self.stored.holds(path)
-
-    def __getitem__(self, path: str) -> Sequence[Reference]:
-        own = self._own.get(path)
-        if own is not None:
-            return own
-        if self.is_stored(path):
-            assert self.stored is not None
-            return self.stored.of(path)
-        raise KeyError(path)
-
-    def __contains__(self, path: object) -> bool:
-        return isinstance(path, str) and (path in self._own or self.is_stored(path))
-
-    def __iter__(self) -> Iterator[str]:
-        yield from self._own
-        if self.stored is not None:
-            yield from (path for path in self.stored.files() if path not in self._hidden and path not in self._own)
-
-    def __len__(self) -> int:
-        return sum(1 for _ in self)
-
-    def __setitem__(self, path: str, references: Sequence[Reference]) -> None:
-        self._own[path] = references
-        self._hide(path)
-
-    def pop(self, path: str, default: Sequence[Reference] | None = None) -> Sequence[Reference] | None:
-        found = self.get(path, default)
-        self._own.pop(path, None)
-        self._hide(path)
-        return found
-
-    def _hide(self, path: str) -> None:
-        if self.stored is not None and self.stored.holds(path):
-            self._hidden.add(path)

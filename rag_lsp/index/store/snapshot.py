@@ -9,10 +9,11 @@ stored here in the form it is used in, so that loading is reading arrays:
 - chunks: columns and their text (read from the mapped file when a chunk is
   asked for, never all at once);
 - the BM25 segment (``bm25_segment.py``) with its vocabulary;
-- definitions, references and imports, as columns (definitions and imports
-  built into objects at load: the symbol table and the module map read them
-  all; references stay columns, made into objects a file at a time when
-  asked for, ``reference_table.py``);
+- definitions and references as columns, and each file's imports as a record
+  of its own (definitions built into objects at load: the symbol table reads
+  them all; references and imports stay in the snapshot, made into objects a
+  file at a time when asked for, ``reference_table.py``, ``import_table.py``);
+  the module map's hints (Java package lines) apart;
 - each file's links to the files it leans on (``code_links.py``, the code
   graph's edges), when they were computed for the index as saved;
 - the walked files that were rejected for their content (binary, not UTF-8,
@@ -35,16 +36,18 @@ from typing import TYPE_CHECKING, BinaryIO
 import numpy as np
 
 from rag_lsp.index.bm25_segment import ARRAY_NAMES, FrozenSegment
+from rag_lsp.index.store import import_table
 from rag_lsp.index.store.chunk_table import StoredChunks
+from rag_lsp.index.store.import_table import StoredImports
 from rag_lsp.index.store.reference_table import StoredReferences
 from rag_lsp.index.store.snapshot_file import SnapshotError, SnapshotFile, SnapshotWriter
 from rag_lsp.index.store.term_table import StoredTerms
-from rag_lsp.model import Definition, Import
+from rag_lsp.model import Definition
 
 if TYPE_CHECKING:
     from rag_lsp.index.root_index import Index
 
-FORMAT = 4
+FORMAT = 5
 
 
 @dataclass(slots=True)
@@ -70,7 +73,7 @@ class Loaded:
     segment: FrozenSegment
     definitions: dict[str, list[Definition]]
     references: StoredReferences
-    imports: dict[str, list[Import]]
+    imports: StoredImports
     hints: dict[str, str]
     rejected: dict[str, tuple[int, int, str]]
     links: dict[str, frozenset[str]] | None
@@ -174,7 +177,8 @@ def _restring(stored: StoredChunks, strings: _Strings, number: int) -> int:
 def _save_symbols(index: Index, paths: list[str], strings: _Strings, writer: SnapshotWriter) -> None:
     definitions: list[tuple[int, ...]] = []
     references: list[tuple[int, int, int, int]] = []
-    imports: dict[int, list] = {}
+    # Each file's imports as a record of its own (empty for a file without), found through their lengths.
+    imports: list[bytes] = []
     hints: dict[int, str] = {}
     for number, path in enumerate(paths):
         for d in index.symbols.in_file(path):
@@ -182,14 +186,15 @@ def _save_symbols(index: Index, paths: list[str], strings: _Strings, writer: Sna
                                 d.start_line, d.end_line, d.start_byte, d.end_byte))
         references.extend((number, strings(r.name), r.line, strings(r.kind)) for r in index.references.get(path, ()))
         found = index.imports.get(path)
-        if found:
-            imports[number] = [[i.module, i.line, list(i.names), [list(pair) for pair in i.aliases]] for i in found]
+        imports.append(import_table.encode(found) if found else b"")
         hint = index.symbols.modules.hint(path)
         if hint:
             hints[number] = hint
     writer.array("definitions", np.array(definitions, dtype=np.int64).ravel())
     writer.array("references", np.array(references, dtype=np.int64).ravel())
-    writer.blob("imports", marshal.dumps({"imports": imports, "hints": hints}))
+    writer.blob("imports", imports)
+    writer.array("import_ptr", np.cumsum([0, *map(len, imports)], dtype=np.int64))
+    writer.blob("hints", marshal.dumps(hints))
 
 
 def load(source: SnapshotFile, expected: dict) -> Loaded:
@@ -207,13 +212,14 @@ def _split(blob: memoryview) -> list[str]:
     return str(blob, "utf-8", "surrogatepass").split("\0") if len(blob) else []
 
 
-def reopen(source: SnapshotFile) -> tuple[StoredChunks, FrozenSegment, StoredReferences]:
-    """The chunk columns, BM25 segment and references of a snapshot just written: what the index then serves
-    from it."""
+def reopen(source: SnapshotFile) -> tuple[StoredChunks, FrozenSegment, StoredReferences, StoredImports]:
+    """The chunk columns, BM25 segment, references and imports of a snapshot just written: what the index then
+    serves from it."""
     strings = _split(source.blob("strings"))
     files = _load_files(source, strings)
     paths = [f.path for f in files]
-    return _load_chunks(source, strings, files), _load_segment(source), _load_references(source, strings, paths)
+    return (_load_chunks(source, strings, files), _load_segment(source), _load_references(source, strings, paths),
+            _load_imports(source, paths))
 
 
 def _load_segment(source: SnapshotFile) -> FrozenSegment:
@@ -231,14 +237,17 @@ def _load(source: SnapshotFile, meta: dict) -> Loaded:
     _require(np.array_equal(segment.doc_ids, chunks.ids), "BM25 documents")
     definitions = _load_definitions(source, strings, paths)
     references = _load_references(source, strings, paths)
-    extra = marshal.loads(source.blob("imports"))
-    imports = {paths[number]: [Import(module, paths[number], line, tuple(names), tuple(tuple(p) for p in aliases))
-                               for module, line, names, aliases in found]
-               for number, found in extra["imports"].items()}
-    hints = {paths[number]: hint for number, hint in extra["hints"].items()}
+    imports = _load_imports(source, paths)
+    hints = {paths[number]: hint for number, hint in marshal.loads(source.blob("hints")).items()}
     links = _load_links(source, paths) if meta.get("links") else None
     return Loaded(meta, files, chunks, segment, definitions, references, imports, hints,
                   _load_rejected(source, strings), links)
+
+
+def _load_imports(source: SnapshotFile, paths: list[str]) -> StoredImports:
+    records, pointer = source.blob("imports"), source.array("import_ptr")
+    _require(len(pointer) == len(paths) + 1 and _rising(pointer, len(records)), "import records")
+    return StoredImports(records, pointer, paths)
 
 
 def _load_links(source: SnapshotFile, paths: list[str]) -> dict[str, frozenset[str]]:
