@@ -75,6 +75,9 @@ class Built:
     references: list[tuple[str, int, str]]
     imports: list[tuple[str, int, tuple[str, ...], tuple[tuple[str, str], ...]]]
     chunks: _Chunks | None = field(default=None)
+    # The records last made from these, and the node's start (row, byte) they were made for: a node above
+    # the edit did not move, and its records are handed on as they are (the symbol table then keeps them).
+    placed: tuple[int, int, list[Definition], list[Reference], list[Import]] | None = field(default=None)
 
 
 @dataclass(slots=True)
@@ -95,12 +98,17 @@ def assemble(parsed: ParsedFile, ctx: ChunkContext, spec: LanguageSpec,
     for node, found in per_node:
         built = found.built = found.built or _build(path, spec, found)
         row, byte = node.start_point[0], node.start_byte
-        definitions.extend([Definition(d.name, d.qualname, d.kind, path, d.start_line + row, d.end_line + row,
-                                       d.start_byte + byte, d.end_byte + byte, d.container)
-                            for d in built.definitions])
-        references.extend([Reference(name, path, line + row, kind) for name, line, kind in built.references])
-        imports.extend([Import(module, path, line + row, names, aliases)
-                        for module, line, names, aliases in built.imports])
+        placed = built.placed
+        if placed is None or placed[0] != row or placed[1] != byte:
+            placed = built.placed = (row, byte, [
+                Definition(d.name, d.qualname, d.kind, path, d.start_line + row, d.end_line + row,
+                           d.start_byte + byte, d.end_byte + byte, d.container) for d in built.definitions
+            ], [Reference(name, path, line + row, kind) for name, line, kind in built.references], [
+                Import(module, path, line + row, names, aliases) for module, line, names, aliases in built.imports
+            ])
+        definitions.extend(placed[2])
+        references.extend(placed[3])
+        imports.extend(placed[4])
     isolated = all(before.end_point[0] < after.start_point[0] for (before, _), (after, _) in pairwise(per_node))
     if not isolated:
         references = sorted(set(references), key=lambda ref: (ref.line, ref.name, ref.kind))
