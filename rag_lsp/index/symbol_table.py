@@ -64,20 +64,25 @@ class SymbolIndex:
         """Index (or re-index) one file's definitions and module names.
 
         Re-indexing touches only the definitions that differ from the file's
-        previous ones: after a keystroke most are equal.
+        previous ones: after a keystroke most are equal, and those above the
+        edit are the very same objects (``parsing/per_node.py``), which are
+        told apart without hashing them.
         """
         old = self._by_file.get(parsed.path)
         if old is None:
             self._add(parsed.path, list(parsed.definitions), text_hint)
             return
         new = list(parsed.definitions)
-        kept = set(old) & set(new)
-        for definition in old:
+        same = {id(definition) for definition in old} & {id(definition) for definition in new}
+        removed = [definition for definition in old if id(definition) not in same]
+        added = [definition for definition in new if id(definition) not in same]
+        kept = set(removed) & set(added)
+        for definition in removed:
             if definition not in kept:
                 _take(self._by_name, definition.name, definition)
                 _take(self._by_qualname, definition.qualname, definition)
         self._by_file[parsed.path] = new
-        for definition in new:
+        for definition in added:
             if definition not in kept:
                 _put(self._by_name, definition.name, definition)
                 _put(self._by_qualname, definition.qualname, definition)

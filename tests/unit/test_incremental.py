@@ -14,6 +14,7 @@ import inspect
 import random
 from pathlib import Path
 
+import pytest
 from edit_oracle import random_edit, split_lines
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -89,3 +90,64 @@ def test_a_one_line_edit_queries_only_the_nodes_it_touched() -> None:
     # The edited function is queried again, and so are the nodes whose key holds it: the next node, and the
     # comments above that node with the node itself. Every other top-level node is reused.
     assert 1 <= cache.queried <= 6 and cache.reused == total - cache.queried
+
+
+# Small files and edit sequences for the cases where reusing a node's nesting, references and chunks could go
+# wrong (``per_node.py``): each edit is applied in turn and the result compared with a full parse.
+PYTHON = (
+    "import os\n\n\n# The handler.\ndef first(a):\n    '''Doc é.'''\n    return os.path.join(a)\n\n\n"
+    "class Second:\n    def method(self):\n        x = 1\n        y = 2\n        return first(x + y)\n\n"
+    "    def other(self):\n        return 3\n\n\ndef last():\n    return Second().method()\n"
+)
+EDIT_SEQUENCES = {
+    # Deleting ``def last():`` makes its indented body part of the class above: two top-level nodes become one.
+    "merge two top-level nodes": ("a.py", PYTHON, [(19, 0, 20, 0, ""), (7, 0, 7, 0, "# moved\n")]),
+    "open and close an unterminated string": ("a.py", PYTHON, [(11, 8, 11, 8, "s = '"), (11, 18, 11, 18, "'")]),
+    "change indentation (a method becomes a function)": ("a.py", PYTHON, [(15, 0, 15, 4, ""), (16, 0, 16, 0, "  ")]),
+    "edit the first and the last line": ("a.py", PYTHON, [(0, 0, 0, 0, "import sys\n"), (22, 0, 22, 0, "x = 1\n"),
+                                                          (0, 0, 1, 0, "")]),
+    "trailing spaces after a definition's last line (its chunk changes, its text does not)":
+        ("a.py", PYTHON, [(6, 26, 6, 26, "   "), (6, 26, 6, 29, ""), (19, 0, 19, 0, "\n\n")]),
+    "two top-level nodes on one line": ("a.py", PYTHON, [(0, 9, 0, 9, "; z = first(2)"),
+                                                         (3, 0, 3, 0, "a = 1; b = first(a)  # note\n"),
+                                                         (3, 0, 4, 0, "")]),
+    "CRLF line breaks": ("a.py", PYTHON.replace("\n", "\r\n"), [(5, 0, 5, 0, "    pass\r\n"), (9, 0, 9, 0, "\r\n"),
+                                                                (12, 4, 12, 8, "")]),
+    "multi-byte text moving a node": ("a.py", PYTHON, [(0, 0, 0, 0, "# 中文 🎉 𝔘\n"), (6, 14, 6, 14, "ß中")]),
+    "a one-line JavaScript file": ("a.js", "function a(x) { return b(x); } function b(y) { return y; }\n",
+                                   [(0, 31, 0, 31, "const c = a(1); "), (0, 0, 0, 0, "\n\n")]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(EDIT_SEQUENCES))
+def test_edge_case_edits_equal_a_full_parse(case) -> None:
+    path, text, edits = EDIT_SEQUENCES[case]
+    document = OpenDocument(path, text, 1)
+    cache = NodeCache()
+    assert_same(parse_file(path, document.text, tree=document.tree, reuse=cache), parse_file(path, document.text))
+    for edit in edits:
+        document.apply(TextEdit(*edit))
+        tree = document.reparse()
+        incremental = parse_file(path, document.text, tree=tree, reuse=cache)
+        assert_same(incremental, parse_file(path, document.text, tree=tree))
+        if tree is not None and not tree.root_node.has_error:
+            assert_same(incremental, parse_file(path, document.text))
+
+
+def test_nodes_above_an_edit_hand_on_the_same_records() -> None:
+    # The symbol table tells unchanged definitions apart by identity (``SymbolIndex.add_file``): the records of
+    # a node that did not move are the very objects of the last parse, and those of a moved node are new.
+    path = "argparse.py"
+    document = OpenDocument(path, FILES[path], 1)
+    cache = NodeCache()
+    before = parse_file(path, document.text, tree=document.tree, reuse=cache)
+    middle = len(split_lines(document.text)) // 2
+    document.apply(TextEdit(middle, 0, middle, 0, "# a new line\n"))
+    after = parse_file(path, document.text, tree=document.reparse(), reuse=cache)
+    assert_same(after, parse_file(path, document.text))
+    old = {definition.start_line: definition for definition in before.definitions}
+    above = [definition for definition in after.definitions if definition.end_line < middle]
+    below = [definition for definition in after.definitions if definition.start_line > middle + 1]
+    assert above and below
+    assert all(old[definition.start_line] is definition for definition in above)
+    assert all(old[definition.start_line - 1] is not definition for definition in below)

@@ -112,12 +112,31 @@ def nest(spans: list[Span]) -> list[Span]:
 
 def chunk_definitions(ctx: ChunkContext, spans: list[Span]) -> list[Chunk]:
     """Chunks for a parsed file: one per definition part, plus leftover top-level code."""
-    chunks: list[Chunk] = []
     roots = nest(spans)
-    for start, end in _gaps(1, len(ctx.lines), roots):
-        chunks.extend(_windows(ctx, start, end, None, None, "code"))
+    chunks = code_chunks(ctx, [(span.start_line, span.end_line) for span in roots])
     for span in roots:
         _emit(ctx, span, chunks)
+    return sort_chunks(chunks)
+
+
+def code_chunks(ctx: ChunkContext, covered: list[tuple[int, int]]) -> list[Chunk]:
+    """``code`` chunks for the lines outside ``covered``: the line ranges of the root spans, in order."""
+    chunks: list[Chunk] = []
+    for start, end in _gaps(1, len(ctx.lines), covered):
+        chunks.extend(_windows(ctx, start, end, None, None, "code"))
+    return chunks
+
+
+def root_chunks(ctx: ChunkContext, roots: list[Span]) -> list[Chunk]:
+    """The chunks of some root spans (``nest``'s), in the order ``chunk_definitions`` gives them."""
+    chunks: list[Chunk] = []
+    for span in roots:
+        _emit(ctx, span, chunks)
+    return sort_chunks(chunks)
+
+
+def sort_chunks(chunks: list[Chunk]) -> list[Chunk]:
+    """Chunks by their lines; the sort is stable, so chunks of the same lines keep the order they were made in."""
     chunks.sort(key=lambda c: (c.start_line, c.end_line))
     return chunks
 
@@ -126,7 +145,7 @@ def _emit(ctx: ChunkContext, span: Span, out: list[Chunk]) -> None:
     # Tiny members (interface method signatures, one-line getters) stay in
     # their container's chunk: alone they would be fragments without context.
     span.children = [c for c in span.children if c.end_line - c.start_line + 1 >= MIN_MEMBER_LINES]
-    gaps = _gaps(span.start_line, span.end_line, span.children)
+    gaps = _gaps(span.start_line, span.end_line, [(child.start_line, child.end_line) for child in span.children])
     for index, (start, end) in enumerate(gaps):
         if index > 0 and _is_trivial(ctx.lines.slice(start, end)):
             continue
@@ -136,14 +155,14 @@ def _emit(ctx: ChunkContext, span: Span, out: list[Chunk]) -> None:
         _emit(ctx, child, out)
 
 
-def _gaps(start: int, end: int, children: list[Span]) -> list[tuple[int, int]]:
-    """Line ranges of ``start..end`` not covered by any child span."""
+def _gaps(start: int, end: int, covered: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Line ranges of ``start..end`` not covered by any of the ``covered`` ranges (in order)."""
     gaps: list[tuple[int, int]] = []
     cursor = start
-    for child in children:
-        if child.start_line > cursor:
-            gaps.append((cursor, child.start_line - 1))
-        cursor = max(cursor, child.end_line + 1)
+    for child_start, child_end in covered:
+        if child_start > cursor:
+            gaps.append((cursor, child_start - 1))
+        cursor = max(cursor, child_end + 1)
     if cursor <= end:
         gaps.append((cursor, end))
     return gaps
@@ -167,6 +186,9 @@ def _split(ctx: ChunkContext, span: Span, start: int, end: int, continued: bool)
 def _windows(ctx: ChunkContext, start: int, end: int, symbol: str | None, qualname: str | None,
              kind: str) -> list[Chunk]:
     """Size-limited windows over a line range, without blank edges or blank windows."""
+    if not ctx.lines.slice(start, end).strip():
+        # Most gaps between definitions are a blank line or two.
+        return []
     windows = []
     for s, e in _pack_lines(ctx.lines, start, end, max_lines=WINDOW_LINES):
         if ctx.lines.slice(s, e).strip():

@@ -15,8 +15,8 @@ overlaps the range) is dropped, since it belongs to a node that was reused.
 A tree with a syntax error is queried whole (error recovery lets a match
 reach across top-level nodes); reuse starts again when the text parses.
 
-Nesting, qualified names and chunks are then computed over the whole file as
-in a full parse (``nesting.resolve``, ``chunk.chunk_definitions``), so the
+What a node yielded is handed on per node (``NodeFound``), so that nesting,
+qualified names and chunks can be kept per node too (``per_node.py``); the
 result equals a full parse's (``tests/unit/test_incremental.py`` checks it
 over random edits of real files in several languages).
 """
@@ -26,11 +26,15 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from tree_sitter import Node
 
 from rag_lsp import languages
 from rag_lsp.index.parsing.nesting import FoundDefinition
+
+if TYPE_CHECKING:
+    from rag_lsp.index.parsing.per_node import Built
 
 # Found in one node or tree: (name, line, kind, byte) references; (statement byte, module) → (line, names, aliases).
 References = set[tuple[str, int, str, int]]
@@ -56,12 +60,17 @@ class Found:
 
 
 @dataclass(slots=True)
-class _NodeFound:
-    """What one top-level node yielded, with bytes relative to its start byte and lines to its start row."""
+class NodeFound:
+    """What one top-level node yielded, with bytes relative to its start byte and lines to its start row.
+
+    ``built`` is what ``per_node.py`` made of it (relative too), kept with it for as long as the node's text
+    is unchanged.
+    """
 
     definitions: list[FoundDefinition]
     references: list[tuple[str, int, str, int]]
     imports: list[tuple[int, str, int, set[str], set[tuple[str, str]]]]
+    built: Built | None = None
 
 
 Extract = Callable[[Node, list[tuple[int, int]] | None], Found]
@@ -71,34 +80,37 @@ class NodeCache:
     """What each top-level node of a buffer's last parse yielded, by the node's text."""
 
     def __init__(self) -> None:
-        self.language = ""
+        # The buffer's path and language: what is kept per node (qualified names, chunks) holds them.
+        self.path = self.language = ""
         # The root's type: predicates look at a top-level node's parent, so a new root type (a file that
         # no longer parses as a program) invalidates every find.
         self.root_type = ""
-        self._by_key: dict[tuple[str, bytes], list[_NodeFound]] = {}
+        self._by_key: dict[tuple[str, bytes], list[NodeFound]] = {}
         # How many top-level nodes the last parse reused and queried: for tests and benchmarks.
         self.reused = self.queried = 0
 
     def clear(self) -> None:
         self._by_key = {}
 
-    def extract(self, language: str, root: Node, source: bytes, extract: Extract) -> Found:
-        """What a full query run over ``root`` would find, querying only the nodes not seen before."""
+    def extract(self, path: str, language: str, root: Node, source: bytes,
+                extract: Extract) -> list[tuple[Node, NodeFound]] | None:
+        """What a full query run over ``root`` would find, per top-level node, querying only the nodes not seen
+        before; None when the tree has to be queried whole (``extract(root, None)``)."""
         if root.has_error:
             # Error recovery can make one match span several top-level nodes (and two separate byte ranges),
             # so what a node yields no longer depends on its text alone: query the whole tree, and start
             # afresh once the text parses again.
             self.language, self._by_key = "", {}
             self.reused, self.queried = 0, len(root.children)
-            return extract(root, None)
-        if (language, root.type) != (self.language, self.root_type):
-            self.language, self.root_type, self._by_key = language, root.type, {}
+            return None
+        if (path, language, root.type) != (self.path, self.language, self.root_type):
+            self.path, self.language, self.root_type, self._by_key = path, language, root.type, {}
         comments = languages.spec(language).comments
         nodes = root.children
         starts = [node.start_byte for node in nodes]
         keys = [_key(nodes, position, source, comments) for position in range(len(nodes))]
         old, fresh = self._by_key, {}
-        results: list[_NodeFound | None] = []
+        results: list[NodeFound | None] = []
         dirty: list[int] = []
         for position, key in enumerate(keys):
             bucket = old.get(key)
@@ -108,16 +120,16 @@ class NodeCache:
         if dirty:
             found = extract(root, _ranges(nodes, dirty))
             for position in dirty:
-                results[position] = _NodeFound([], [], [])
+                results[position] = NodeFound([], [], [])
             _distribute(found, nodes, starts, results, set(dirty))
-        total = Found()
+        per_node: list[tuple[Node, NodeFound]] = []
         for node, key, result in zip(nodes, keys, results):
             assert result is not None
             fresh.setdefault(key, []).append(result)
-            _shift_into(total, result, node.start_byte, node.start_point[0])
+            per_node.append((node, result))
         self._by_key = fresh
         self.reused, self.queried = len(nodes) - len(dirty), len(dirty)
-        return total
+        return per_node
 
 
 def _key(nodes: list[Node], position: int, source: bytes, comments: frozenset[str]) -> tuple[str, bytes]:
@@ -145,7 +157,7 @@ def _ranges(nodes: list[Node], dirty: list[int]) -> list[tuple[int, int]]:
     return ranges
 
 
-def _distribute(found: Found, nodes: list[Node], starts: list[int], results: list[_NodeFound | None],
+def _distribute(found: Found, nodes: list[Node], starts: list[int], results: list[NodeFound | None],
                 dirty: set[int]) -> None:
     """File what the range queries found under the dirty node holding each find, relative to that node."""
 
@@ -180,12 +192,3 @@ def _moved(definition: FoundDefinition, bytes_by: int, lines_by: int) -> FoundDe
                            definition.start_byte + bytes_by, definition.end_byte + bytes_by,
                            definition.signature, definition.member_only)
 
-
-def _shift_into(total: Found, result: _NodeFound, start_byte: int, start_row: int) -> None:
-    total.definitions.extend(_moved(d, start_byte, start_row) for d in result.definitions)
-    total.references.update((name, line + start_row, kind, byte + start_byte)
-                            for name, line, kind, byte in result.references)
-    for start, module, line, names, aliases in result.imports:
-        entry = total.imports.setdefault((start + start_byte, module), (line + start_row, set(), set()))
-        entry[1].update(names)
-        entry[2].update(aliases)

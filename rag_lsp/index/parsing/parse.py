@@ -36,6 +36,7 @@ from rag_lsp.index.parsing.chunk import (
 from rag_lsp.index.parsing.declarations import parse_declarations
 from rag_lsp.index.parsing.incremental import Found, NodeCache
 from rag_lsp.index.parsing.nesting import FoundDefinition, resolve
+from rag_lsp.index.parsing.per_node import assemble
 from rag_lsp.model import Import, ParsedFile, Reference
 from rag_lsp.redaction import redact
 
@@ -67,7 +68,8 @@ def parse_file(path: str, text: str, *, language: str | None = None, data: bytes
     incrementally pass the tree it already has (masking secrets keeps every
     byte offset, so a tree of the unmasked text still fits); ``reuse`` is what
     the last parse of the same buffer found per top-level node
-    (``incremental.py``): the queries then run only over the nodes that changed.
+    (``incremental.py``): the queries then run only over the nodes that changed,
+    and what unchanged nodes yielded is moved rather than made again (``per_node.py``).
     """
     language = language or languages.language_for_path(path)
     raw = data if data is not None else text.encode("utf-8")
@@ -107,10 +109,12 @@ def _parse_with_tree(parsed: ParsedFile, ctx: ChunkContext, source: bytes, tree:
     if tree is None:
         raise RuntimeError(f"no grammar for {parsed.language}")
     extractor = _Extractor(parsed, ctx, source)
-    if reuse is None:
-        found = extractor.extract(tree.root_node, None)
-    else:
-        found = reuse.extract(parsed.language, tree.root_node, source, extractor.extract)
+    if reuse is not None:
+        per_node = reuse.extract(parsed.path, parsed.language, tree.root_node, source, extractor.extract)
+        if per_node is not None:
+            assemble(parsed, ctx, extractor.spec, per_node)
+            return
+    found = extractor.extract(tree.root_node, None)
     parsed.definitions, spans = resolve(parsed.path, extractor.spec, found.definitions)
     parsed.references = [Reference(name, parsed.path, line, kind) for name, line, kind in found.sorted_references()]
     parsed.imports = [Import(module, parsed.path, line, names, aliases)
