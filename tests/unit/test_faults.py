@@ -55,16 +55,21 @@ def test_a_truncated_cache_is_discarded_and_the_answers_are_unchanged(ledger_roo
     assert Index(ledger_root, cache_root=tmp_path / "c").refresh().reused == 6
 
 
+def damage_a_page(path) -> None:
+    """Overwrite the 4 KiB page in the middle of a database file with random bytes."""
+    data = bytearray(path.read_bytes())
+    middle = len(data) // 2 // 4096 * 4096
+    data[middle: middle + 4096] = os.urandom(4096)
+    path.write_bytes(bytes(data))
+
+
 def test_a_cache_with_a_damaged_page_is_discarded_and_the_answers_are_unchanged(tmp_path):
     root = many_files(tmp_path / "ws", 200)
     first = Index(root, cache_root=tmp_path / "c")
     first.refresh()
     path = first.cache.path
     first.close()
-    data = bytearray(path.read_bytes())
-    middle = len(data) // 2 // 4096 * 4096
-    data[middle: middle + 4096] = os.urandom(4096)
-    path.write_bytes(bytes(data))
+    damage_a_page(path)
     index = Index(root, cache_root=tmp_path / "c")
     stats = index.refresh()
     assert stats.files == 206
@@ -82,10 +87,7 @@ def test_a_damaged_page_found_after_a_warm_start_renews_the_database_and_the_sna
     assert first.cache is not None
     path, epoch = first.cache.path, first.cache.epoch
     first.close()
-    data = bytearray(path.read_bytes())
-    middle = len(data) // 2 // 4096 * 4096
-    data[middle: middle + 4096] = os.urandom(4096)
-    path.write_bytes(bytes(data))
+    damage_a_page(path)
     index = Index(root, cache_root=tmp_path / "c")
     stats = index.refresh()
     assert any("corrupt" in w for w in stats.warnings), stats.warnings

@@ -66,15 +66,21 @@ def test_incremental_extraction_equals_a_full_parse_after_random_edits(path, rng
     assert_same(parse_file(path, document.text, tree=document.tree, reuse=cache), parse_file(path, document.text))
     for _ in range(edits):
         sl, sc, el, ec, new = line_edit(rng, document.text) if rng.random() < 0.4 else random_edit(rng, document.text)
-        document.apply(TextEdit(sl, sc, el, ec, new))
-        tree = document.reparse()
-        incremental = parse_file(path, document.text, tree=tree, reuse=cache)
-        # The oracle queries the same tree in full. (Where the text has syntax errors, tree-sitter's error
-        # recovery may build a different tree when it re-parses incrementally than when it parses afresh;
-        # that is tree-sitter's, and the index has always used the incremental tree.)
-        assert_same(incremental, parse_file(path, document.text, tree=tree))
-        if tree is not None and not tree.root_node.has_error:
-            assert_same(incremental, parse_file(path, document.text))
+        edit_equals_a_full_parse(document, cache, TextEdit(sl, sc, el, ec, new))
+
+
+def edit_equals_a_full_parse(document: OpenDocument, cache: NodeCache, edit: TextEdit) -> None:
+    """Apply ``edit`` and check the incremental parse against full ones."""
+    path = document.path
+    document.apply(edit)
+    tree = document.reparse()
+    incremental = parse_file(path, document.text, tree=tree, reuse=cache)
+    # The oracle queries the same tree in full. (Where the text has syntax errors, tree-sitter's error
+    # recovery may build a different tree when it re-parses incrementally than when it parses afresh;
+    # that is tree-sitter's, and the index has always used the incremental tree.)
+    assert_same(incremental, parse_file(path, document.text, tree=tree))
+    if tree is not None and not tree.root_node.has_error:
+        assert_same(incremental, parse_file(path, document.text))
 
 
 def test_a_one_line_edit_queries_only_the_nodes_it_touched() -> None:
@@ -126,12 +132,7 @@ def test_edge_case_edits_equal_a_full_parse(case) -> None:
     cache = NodeCache()
     assert_same(parse_file(path, document.text, tree=document.tree, reuse=cache), parse_file(path, document.text))
     for edit in edits:
-        document.apply(TextEdit(*edit))
-        tree = document.reparse()
-        incremental = parse_file(path, document.text, tree=tree, reuse=cache)
-        assert_same(incremental, parse_file(path, document.text, tree=tree))
-        if tree is not None and not tree.root_node.has_error:
-            assert_same(incremental, parse_file(path, document.text))
+        edit_equals_a_full_parse(document, cache, TextEdit(*edit))
 
 
 def test_nodes_above_an_edit_hand_on_the_same_records() -> None:

@@ -247,13 +247,18 @@ def test_the_graph_coherence_and_feedback_serve_questions_not_reports(index):
     assert "graph:" not in reasons(report) and "coherence:" not in reasons(report)
 
 
-def test_feedback_rounds_serve_questions_not_reports(tmp_path):
-    # Filler files keep the refund code's words rare enough to be fed back.
+def filled_index(root, files: dict[str, str]) -> Index:
+    """An index of ``files`` among thirty filler files, which keep their words rare enough to count."""
     tree = {f"app/filler_{n}.py": f"def task_{n}():\n    return 'chore number {n}'\n" for n in range(30)}
-    tree["app/refunds.py"] = "def issue_refund(order):\n    return reverse_ledger_entry(order.payment)\n"
-    tree["app/ledger.py"] = "def reverse_ledger_entry(payment):\n    return payment.amount * -1\n"
-    index = Index(write_tree(tmp_path / "refunds", tree), use_cache=False)
+    index = Index(write_tree(root, tree | files), use_cache=False)
     index.refresh()
+    return index
+
+
+def test_feedback_rounds_serve_questions_not_reports(tmp_path):
+    index = filled_index(tmp_path / "refunds", {
+        "app/refunds.py": "def issue_refund(order):\n    return reverse_ledger_entry(order.payment)\n",
+        "app/ledger.py": "def reverse_ledger_entry(payment):\n    return payment.amount * -1\n"})
     question = "how is a refund issued"
     report = (f"{question}? When a customer asks for their money back the refund is issued twice and the order "
               "shows two refunds, although the payment was only taken once and the customer was told that a "
@@ -463,11 +468,9 @@ def test_signals_switched_off_by_default_still_apply_when_switched_on(index):
 
 
 def test_prose_words_also_search_the_forms_the_code_uses(tmp_path):
-    tree = {f"app/filler_{n}.py": f"def task_{n}(value):\n    return 'chore {n}', value\n" for n in range(20)}
-    tree["app/reader.py"] = "class Parser:\n    def split_fields(self, text):\n        return text.split(',')\n"
-    tree["app/notes.py"] = "def describe():\n    return 'a string of words'\n"
-    index = Index(write_tree(tmp_path / "forms", tree), use_cache=False)
-    index.refresh()
+    index = filled_index(tmp_path / "forms", {
+        "app/reader.py": "class Parser:\n    def split_fields(self, text):\n        return text.split(',')\n",
+        "app/notes.py": "def describe():\n    return 'a string of words'\n"})
     question = "how the input string parses"
     assert word_variants(index, parse_query(question)) == ["parser"]
     # A word written as code is meant as written; a stopword has no forms.
