@@ -477,11 +477,14 @@ def test_prose_words_also_search_the_forms_the_code_uses(tmp_path):
     assert word_variants(index, parse_query("`parses` of Parsing with this")) == []
 
     def bm25_reasons(config):
-        return [reason for item in ask(index, question, config=config.without("expansion")).items
+        return [reason for item in ask(index, question, config=config).items
                 if item.path == "app/reader.py" for reason in item.why if reason.startswith("bm25_chunks #")]
 
-    found = bm25_reasons(DEFAULT_RANKING)
+    found = bm25_reasons(DEFAULT_RANKING.without("expansion"))
     assert len(found) == 1 and found[0].endswith("(word forms: parser)")
+    # The feedback round's query keeps the forms, and its reasons say so.
+    found = bm25_reasons(DEFAULT_RANKING)
+    assert len(found) == 1 and found[0].endswith("(expanded query, word forms: parser)")
     assert bm25_reasons(DEFAULT_RANKING.without("variants")) == []
     # A title and a body, however short, are an issue: it brings its own words.
     issue = ask(index, f"Input fails\n{question}")

@@ -118,10 +118,10 @@ def rank_staged(ctx: StrategyContext, evidence: list[Candidate], limit: int, con
         # code's own words in several forms already, and the forms cost those answers (docs/benchmarks.md).
         with_forms = config.variants and not ctx.message.is_report and len(ctx.query.text.strip().splitlines()) == 1
         variants = word_variants(index, ctx.query) if with_forms else []
-        forms = f" (word forms: {', '.join(variants[:SHOWN_FORMS])})" if variants else ""
+        forms = f"word forms: {', '.join(variants[:SHOWN_FORMS])}" if variants else ""
         named = prose_words(ctx.query) + variants if with_forms else []
-        _listed(ctx, places, ranked_lists, terms * 2 + variants if variants else terms, forms, named=named,
-                hook=lists)
+        _listed(ctx, places, ranked_lists, terms * 2 + variants if variants else terms, f" ({forms})" if forms else "",
+                named=named, hook=lists)
         _fuse(places, ranked_lists, config)
         # Each round is one more query variant: the terms of the places the previous round put first. A report
         # brings the code's own words already (names, messages, paths), and feedback from its first places only
@@ -131,8 +131,8 @@ def rank_staged(ctx: StrategyContext, evidence: list[Candidate], limit: int, con
             extra = feedback_terms(index, [p.chunk_id for p in first], terms + variants, rounds)
             if not extra:
                 break
-            _listed(ctx, places, ranked_lists, terms * 2 + variants + extra, " (expanded query)", rerun=True,
-                    hook=lists)
+            _listed(ctx, places, ranked_lists, terms * 2 + variants + extra,
+                    f" (expanded query, {forms})" if forms else " (expanded query)", rerun=True, hook=lists)
             _fuse(places, ranked_lists, config)
     if config.rerank:
         _rerank(ctx, places, about_config, about_tests, dict(config.signals))
