@@ -122,6 +122,11 @@ EDIT_SEQUENCES = {
     "multi-byte text moving a node": ("a.py", PYTHON, [(0, 0, 0, 0, "# 中文 🎉 𝔘\n"), (6, 14, 6, 14, "ß中")]),
     "a one-line JavaScript file": ("a.js", "function a(x) { return b(x); } function b(y) { return y; }\n",
                                    [(0, 31, 0, 31, "const c = a(1); "), (0, 0, 0, 0, "\n\n")]),
+    # The comment inserted takes the place of a copy of it 680 lines further on, so the changed nodes make three
+    # byte ranges; C's tags anchor constants at the translation unit, so the query of every range meets the new
+    # constant, which must still be found once (hypothesis found it in CI).
+    "a definition every range's query meets": ("c/big.c", FILES["c/big.c"], [
+        (66, 0, 66, 0, 'static const char DEFAULT_CURRENCY[] = "EUR";\n\n/* One movement of money. */\n')]),
 }
 
 

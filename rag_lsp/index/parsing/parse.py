@@ -145,16 +145,27 @@ class _Extractor:
     def extract(self, root: Node, ranges: list[tuple[int, int]] | None) -> Found:
         """What the queries find in the whole tree, or in the nodes overlapping the byte ranges."""
         found = Found()
+        # One definition per node and name over all the ranges: a match overlapping two ranges is met twice.
+        raw: dict[tuple[int, int, str], _RawDefinition] = {}
         for byte_range in ranges if ranges is not None else [None]:
-            self._tags(root, byte_range, found)
+            self._tags(root, byte_range, found, raw)
             self._imports(root, byte_range, found)
+        for item in raw.values():
+            start_node = self._extended_start(item.node)
+            found.definitions.append(FoundDefinition(
+                name=item.name, kind=item.kind, container=item.container,
+                extent=(item.node.start_byte, item.node.end_byte),
+                start_line=start_node.start_point[0] + 1, end_line=_end_line(item.node),
+                start_byte=start_node.start_byte, end_byte=item.node.end_byte,
+                signature=self._signature(item.node) if item.kind in CHUNK_KINDS else "",
+            ))
         return found
 
-    def _tags(self, root: Node, byte_range: tuple[int, int] | None, found: Found) -> None:
+    def _tags(self, root: Node, byte_range: tuple[int, int] | None, found: Found,
+              raw: dict[tuple[int, int, str], _RawDefinition]) -> None:
         query = languages.ts_query(self.parsed.language, "tags")
         if query is None:
             return
-        raw: dict[tuple[int, int, str], _RawDefinition] = {}
         for _, captures in languages.query_matches(query, root, byte_range):
             names = captures.get("name")
             if not names:
@@ -172,15 +183,6 @@ class _Extractor:
                 elif capture.startswith("reference."):
                     found.references.add((name, names[0].start_point[0] + 1, capture.removeprefix("reference."),
                                           names[0].start_byte))
-        for item in raw.values():
-            start_node = self._extended_start(item.node)
-            found.definitions.append(FoundDefinition(
-                name=item.name, kind=item.kind, container=item.container,
-                extent=(item.node.start_byte, item.node.end_byte),
-                start_line=start_node.start_point[0] + 1, end_line=_end_line(item.node),
-                start_byte=start_node.start_byte, end_byte=item.node.end_byte,
-                signature=self._signature(item.node) if item.kind in CHUNK_KINDS else "",
-            ))
 
     def _extended_start(self, node: Node) -> Node:
         """The node where a definition's chunk starts: wrappers, then attached comments."""
