@@ -207,14 +207,21 @@ def _fake(mode: str) -> dict:
 def test_a_misbehaving_server_yields_the_pattern_answer_within_budget(polyglot, tmp_path, mode, skipped):
     async def scenario() -> None:
         harness = await _started(polyglot, tmp_path, _fake(mode))
-        # The first question only starts the fake server; wait until it is ready, then ask.
+        # The first question only starts the fake server; wait until it is ready, then ask. A request of the first
+        # question that was still on its way when the server became ready can crash the crashing fake between the
+        # status saying "ready" and the question (CI met it: the question found the server "starting" again, and
+        # asked nothing); the question is then asked again once the server is ready, since what is checked is the
+        # answer of a ready server that misbehaves.
         await harness.request("ragLsp/context", {"query": QUESTION})
-        await _ask_until(harness, "ragLsp/status", None,
-                         lambda s: _python(s["language_servers"])["state"] == "ready", seconds=30)
-        started = time.monotonic()
-        answer = _plain(await harness.request("ragLsp/context", {"query": QUESTION}))
-        elapsed = time.monotonic() - started
-        note = _python(answer["language_servers"])
+        for _ in range(3):
+            await _ask_until(harness, "ragLsp/status", None,
+                             lambda s: _python(s["language_servers"])["state"] == "ready", seconds=30)
+            started = time.monotonic()
+            answer = _plain(await harness.request("ragLsp/context", {"query": QUESTION}))
+            elapsed = time.monotonic() - started
+            note = _python(answer["language_servers"])
+            if note["skipped"] != "starting":
+                break
         assert note["skipped"] and note["skipped"].startswith(skipped), note
         # The per-call timeout is 1.5 s and a failed server is not asked again in the same question.
         assert elapsed < 3.0
