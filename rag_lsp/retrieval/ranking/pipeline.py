@@ -116,7 +116,7 @@ def rank_staged(ctx: StrategyContext, evidence: list[Candidate], limit: int, con
         # Other forms of the question's prose words count half as much as the words themselves. They serve a
         # question of one line, as asked of a search box: an issue's title and body, however short, bring the
         # code's own words in several forms already, and the forms cost those answers (docs/benchmarks.md).
-        with_forms = config.variants and not ctx.message.is_report and len(ctx.query.text.strip().splitlines()) == 1
+        with_forms = config.variants and not ctx.message.is_report and ctx.message.one_line
         variants = word_variants(index, ctx.query) if with_forms else []
         forms = f"word forms: {', '.join(variants[:SHOWN_FORMS])}" if variants else ""
         named = prose_words(ctx.query) + variants if with_forms else []

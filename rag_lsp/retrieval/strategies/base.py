@@ -148,6 +148,8 @@ class Message:
     about_config: bool
     # ``is_report(text)``: an issue or a bug report, not a question one asks a search box.
     is_report: bool
+    # A single line, as typed into a search box (an issue has a title and a body, however short).
+    one_line: bool
 
     def in_prose(self, name: str) -> bool:
         return name in self.prose_query.names or name in self.prose_query.words
@@ -172,6 +174,7 @@ def read_message(text: str) -> Message:
         about_tests=_ABOUT_TESTS.search(title) is not None,
         about_config=_ABOUT_CONFIG.search(title) is not None,
         is_report=is_report(text),
+        one_line=len(text.strip().splitlines()) <= 1,
     )
 
 
