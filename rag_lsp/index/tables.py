@@ -162,14 +162,11 @@ class WorkspaceTables:
         name = path.rsplit("/", 1)[-1]
         self._by_name[name].add(path)
         directories, directory_words, folder_words = self._directory(path[: max(path.rfind("/"), 0)])
-        dir_files = self._dir_files
-        if directories and directories[0] in dir_files:
-            # The directory holds files already, so it and its parents are named in ``_dirs_by_name``.
-            for directory in directories:
-                dir_files[directory] += 1
-        else:
-            for directory in directories:
-                dir_files[directory] += 1
+        # A directory that holds files already is named in ``_dirs_by_name``, and so are its parents.
+        named = bool(directories) and directories[0] in self._dir_files
+        for directory in directories:
+            self._dir_files[directory] += 1
+            if not named:
                 self._dirs_by_name[directory.rsplit("/", 1)[-1]].add(directory)
         # A token never spans a ``/``: the path's words are its directory's and its name's.
         stem_words = _stem_words(name)
