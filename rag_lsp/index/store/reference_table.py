@@ -80,7 +80,8 @@ class StoredReferences:
     def _ids(self) -> dict[str, int]:
         if self._name_ids is None:
             strings = self._strings
-            self._name_ids = {strings[n]: n for n in _numbers(np.unique(self._names))}
+            # The numbers the column holds, ascending (``np.unique`` would import ``numpy.ma`` for it).
+            self._name_ids = {strings[n]: n for n in _numbers(np.flatnonzero(np.bincount(self._names)))}
         return self._name_ids
 
 
