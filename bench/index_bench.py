@@ -125,6 +125,17 @@ def child_env(code: Path, bytecode: Path | None) -> dict[str, str]:
     return env
 
 
+def compiled(codes: dict[str, str], scratch: Path, enabled: bool) -> dict[str, Path | None]:
+    """Each code's private bytecode cache under ``scratch`` (None for each when not ``enabled``), filled with
+    what a warm start imports; a cold run compiles the rest (parsing) as it goes."""
+    bytecode = {label: scratch / label if enabled else None for label in codes}
+    for label, code in codes.items():
+        if bytecode[label] is not None:
+            subprocess.run([sys.executable, "-c", "import rag_lsp.index.root_index, rag_lsp.retrieval.retrieve"],
+                           env=child_env(Path(code).resolve(), bytecode[label]), check=True)
+    return bytecode
+
+
 def measure(mode: str, root: Path, cache: Path, code: Path, bytecode: Path | None = None) -> dict:
     env = child_env(code, bytecode)
     began = time.time()
@@ -194,12 +205,7 @@ def main() -> None:
     runs: dict[str, list[dict[str, dict]]] = {label: [] for label in codes}
     loads = []
     with tempfile.TemporaryDirectory() as scratch:
-        bytecode = {label: Path(scratch, label) if args.bytecode else None for label in codes}
-        for label, code in codes.items():
-            if bytecode[label] is not None:
-                # What a warm start imports; the cold run compiles the rest (parsing) as it goes.
-                subprocess.run([sys.executable, "-c", "import rag_lsp.index.root_index, rag_lsp.retrieval.retrieve"],
-                               env=child_env(Path(code).resolve(), bytecode[label]), check=True)
+        bytecode = compiled(codes, Path(scratch), args.bytecode)
         for _ in range(args.repeats):
             for label, code in codes.items():
                 loads.append(os.getloadavg()[0])

@@ -169,6 +169,9 @@ class Index:
         self.rejected: dict[str, tuple[int, int, str]] = {}
         # The files' links (the code graph's edges), computed when first asked for or loaded from the snapshot.
         self.links: CodeLinks | None = None
+        # Whether a refresh is under way: the index grows batch by batch, and what is derived from all of it
+        # (the code graph) is out of date by the next batch.
+        self.refreshing = False
 
     @property
     def version(self) -> tuple[int, int]:
@@ -199,11 +202,15 @@ class Index:
         started = time.perf_counter()
         walk_stats = WalkStats()
         stats = IndexStats(root=str(self.root), cache=self.stats.cache)
-        with paused_gc(keep=not self.files):
-            from_snapshot = self._load_snapshot() if not self.files else set()
-            candidates, stats.truncated = self._within_budget(list(walk([self.root], walk_stats, self.admission)))
-        with paused_gc():
-            return self._refresh_walked(candidates, from_snapshot, started, stats, walk_stats, progress, skip)
+        self.refreshing = True
+        try:
+            with paused_gc(keep=not self.files):
+                from_snapshot = self._load_snapshot() if not self.files else set()
+                candidates, stats.truncated = self._within_budget(list(walk([self.root], walk_stats, self.admission)))
+            with paused_gc():
+                return self._refresh_walked(candidates, from_snapshot, started, stats, walk_stats, progress, skip)
+        finally:
+            self.refreshing = False
 
     def _refresh_walked(self, candidates: list[WalkedFile], from_snapshot: set[str], started: float,
                         stats: IndexStats, walk_stats: WalkStats, progress: Progress | None,

@@ -343,6 +343,35 @@ def test_the_code_graph_after_edits_is_the_graph_of_a_fresh_index(index, tmp_pat
     assert "app/routing.py" in after.neighbours["app/two.py"] and "app/one.py" in after.neighbours["app/two.py"]
 
 
+def test_questions_during_a_refresh_use_the_graph_as_last_built(index, tmp_path):
+    """Each batch of a refresh makes the graph out of date; a question asked meanwhile does not link the files
+    again (on Django that cost seconds per question), and the first question after the refresh does."""
+    from rag_lsp.retrieval.ranking.centrality import graph, question_graph
+
+    with index.lock:
+        before = graph(index)
+    (index.root / "app" / "two.py").write_text("from app.one import one\n\n\ndef two():\n    return one()\n")
+    during = []
+
+    def progress(done, total):
+        with index.lock:
+            during.append((index.refreshing, question_graph(index), "app/two.py" in index.files))
+        # An answer while indexing: the stale graph serves it.
+        assert ask(index, "how are routes registered").items
+
+    index.refresh(progress=progress)
+    assert during and all(refreshing and used is before for refreshing, used, _ in during)
+    assert during[-1][2], "the new file was installed while the old graph served"
+    with index.lock:
+        after = question_graph(index)
+    assert not index.refreshing and after is not before and "app/one.py" in after.neighbours["app/two.py"]
+    # Before any graph was built, a question during the first refresh has none.
+    fresh = Index(write_tree(tmp_path / "fresh", ROUTES), use_cache=False)
+    seen = []
+    fresh.refresh(progress=lambda done, total: seen.append(question_graph(fresh).paths))
+    assert seen and all(paths == () for paths in seen)
+
+
 def test_a_question_that_is_one_code_name_puts_its_definition_before_code_that_writes_it(tmp_path):
     """`Ledger.post` is written out (in any case) only where it is used, `ledger.post(...)`; the definition is
     `class Ledger: ... def post`. The editors ask exactly this for the symbol at the cursor."""

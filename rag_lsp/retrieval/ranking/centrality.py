@@ -62,6 +62,20 @@ def graph(index: Index) -> Graph:
     return built
 
 
+def question_graph(index: Index) -> Graph:
+    """The graph a question uses; call under ``index.lock``. While a refresh is under way it is the graph as
+    last built (none before the first): each batch of new files defines names that many indexed files use, and
+    linking those files again for every question asked during indexing cost Django's questions seconds (and
+    held the index's lock, so indexing waited). The refresh's end builds it anew (``Session.prepare_answers``)."""
+    if index.refreshing:
+        known = _CACHE.get(index)
+        return known[1] if known is not None else _EMPTY
+    return graph(index)
+
+
+_EMPTY = Graph(frozenset(), (), {}, {})
+
+
 def dependencies(index: Index, path: str, start_line: int, end_line: int, taken: set[str]) -> list[Definition]:
     """Definitions in other files that the code of ``path`` between the lines uses, at most
     ``DEPENDENCIES_PER_PLACE``, in the order it first uses them; names defined in more than one file and

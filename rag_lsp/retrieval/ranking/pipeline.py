@@ -42,7 +42,7 @@ from rag_lsp.index.root_index import Index
 from rag_lsp.path_kinds import copy_family
 from rag_lsp.retrieval.rank import Candidate
 from rag_lsp.retrieval.ranking import candidates as lists
-from rag_lsp.retrieval.ranking.centrality import dependencies, graph
+from rag_lsp.retrieval.ranking.centrality import dependencies, question_graph
 from rag_lsp.retrieval.ranking.config import RankingConfig
 from rag_lsp.retrieval.ranking.expansion import feedback_terms, prose_words, word_variants
 from rag_lsp.retrieval.ranking.rerank import PathTraits, factors, path_traits, read_signals
@@ -230,7 +230,7 @@ def _weigh(index: Index, places: dict[int, _Place], config: RankingConfig) -> No
 def _graph_bonus(ctx: StrategyContext, places: dict[int, _Place]) -> None:
     if not places:
         return
-    code = graph(ctx.index)
+    code = question_graph(ctx.index)
     # Each place's score, read once: the bonuses below change them only after every score is read.
     scored = [(place.score, place) for place in places.values()]
     top = max(score for score, _ in scored)
