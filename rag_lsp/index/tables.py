@@ -75,6 +75,8 @@ class WorkspaceTables:
         self._sorted: list[str] | None = None
         self._version: tuple[int, int] | None = None
         self._memo: dict[str, object] = {}
+        # What ``memo`` keeps for callers that read the paths alone, kept while the set of paths is the same.
+        self._path_memo: dict[str, object] = {}
 
     def sync(self, index: Index) -> None:
         # The index's version changes with every file added, changed or removed: the same version needs no
@@ -86,6 +88,8 @@ class WorkspaceTables:
         if len(files) == len(self._entries) and all(self._entries.get(p) is e for p, e in files.items()):
             return
         self._memo.clear()
+        if files.keys() != self._entries.keys():
+            self._path_memo.clear()
         self._uses.clear()
         references = index.references
         if not self._entries and references.stored is not None:
@@ -108,12 +112,15 @@ class WorkspaceTables:
             self._sorted = sorted(self._entries)
         return self._sorted
 
-    def memo(self, name: str, build: Callable[[], T]) -> T:
+    def memo(self, name: str, build: Callable[[], T], *, paths_only: bool = False) -> T:
         """What ``build`` derives from these tables, built once and kept until a file changes: for a caller's
-        own lookup (path words by stem) that would otherwise be rebuilt for every question."""
-        if name not in self._memo:
-            self._memo[name] = build()
-        return cast(T, self._memo[name])
+        own lookup (path words by stem) that would otherwise be rebuilt for every question. ``paths_only``
+        says that it reads the paths alone, so it is kept until a file is added or removed: an edit changes a
+        file, and the question after it would build the lookup again."""
+        kept = self._path_memo if paths_only else self._memo
+        if name not in kept:
+            kept[name] = build()
+        return cast(T, kept[name])
 
     def is_secret(self, path: str) -> bool:
         """Whether an indexed file has a secret's name (an editor buffer can be indexed without the walk)."""

@@ -341,6 +341,10 @@ def test_the_code_graph_after_edits_is_the_graph_of_a_fresh_index(index, tmp_pat
     assert after.neighbours == expected.neighbours and after.centrality == expected.centrality
     assert after.neighbours != before.neighbours and after.centrality != before.centrality
     assert "app/routing.py" in after.neighbours["app/two.py"] and "app/one.py" in after.neighbours["app/two.py"]
+    # An edit that changes no link (a comment typed in a body) leaves the graph as it is: not built again.
+    index.set_file("app/two.py", texts["app/two.py"].replace("    return", "    # a comment\n    return"))
+    with index.lock:
+        assert graph(index) is after
 
 
 def test_questions_during_a_refresh_use_the_graph_as_last_built(index, tmp_path):

@@ -109,6 +109,25 @@ def test_the_uses_of_a_name_are_its_references_grouped_by_file_after_edits_too(w
     assert tables.uses("no_such_name") == {}
 
 
+def test_what_is_derived_from_the_paths_alone_outlives_an_edit_and_not_a_new_file(workspace):
+    index = warm(workspace)
+    built = []
+
+    def derive():
+        tables = workspace_tables(index)
+        return (tables.memo("by paths", lambda: built.append("paths") or len(tables.paths), paths_only=True),
+                tables.memo("by content", lambda: built.append("content") or len(index.files)))
+
+    assert derive() == derive() and built == ["paths", "content"]
+    index.set_file("scripts/run_jobs.py", "def run_jobs(limiter):\n    return limiter\n")
+    derive()
+    assert built == ["paths", "content", "content"]
+    index.set_file("scripts/new_job.py", "def new_job():\n    return 1\n")
+    assert derive()[0] == len(index.files) and built[3:] == ["paths", "content"]
+    index.remove_file("scripts/new_job.py")
+    assert derive()[0] == len(index.files) and built[5:] == ["paths", "content"]
+
+
 def test_the_symbol_table_answers_from_the_definitions_of_the_files_after_edits_too(workspace):
     """Names hold one definition or a set of them; the reference is every file's definitions grouped by name."""
     Index(workspace).refresh()

@@ -123,9 +123,9 @@ def path_words(index: Index, tables: WorkspaceTables, query: Query) -> list[List
     if not words:
         return []
     total = max(len(index.files), 1)
-    buckets = tables.memo("path stems", lambda: _path_stems(tables))
+    buckets = tables.memo("path stems", lambda: _path_stems(tables), paths_only=True)
     # Each file's name, stemmed, as it is asked for (a common word matches hundreds of files), until a file changes.
-    name_stems = tables.memo("file name stems", dict[str, str])
+    name_stems = tables.memo("file name stems", dict[str, str], paths_only=True)
     score: dict[str, float] = {}
     matched: dict[str, list[str]] = {}
     for word in words:
