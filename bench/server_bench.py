@@ -29,6 +29,10 @@ checkouts taking turns, and their samples are pooled).
    workspace beside rag_lsp and is asked within ``languageServerBudgetMs``);
    baseline: the same questions asked in-process. Then the server's resident
    memory (without the language servers' processes).
+4. local-edit: the in-process questions again, each right after a one-line
+   edit of the workspace's largest Python file, open as an editor buffer (the
+   edit not timed): what a question pays for the index having just changed
+   (tables and the code graph brought up to date). Its baseline is ``local``.
 """
 
 from __future__ import annotations
@@ -123,16 +127,38 @@ async def edit_then_ask(tmp: Path, rounds: int = 100) -> dict:
     return {"latencies": latencies, "seen": seen, "rounds": rounds}
 
 
-def in_process_context(root: Path, repeats: int) -> list[float]:
+def in_process_context(root: Path, repeats: int, after_edit: bool = False) -> list[float]:
+    """The questions asked in-process on ``root`` after its indexing and a first answer; with ``after_edit``,
+    each right after a one-line edit of an open buffer (the edit itself not timed), as an editor asks when its
+    user has typed: what a question pays for the index having changed."""
     from rag_lsp.features.context import answer_context
     from rag_lsp.retrieval.answer import ContextRequest
+    from rag_lsp.workspace.documents import TextEdit
     from rag_lsp.workspace.session import Session
 
     session = Session(use_cache=True, cache_root=Path(tempfile.mkdtemp()))
     session.add_root(root)
     session.index_roots()
     answer_context(session, ContextRequest(DJANGO_QUESTIONS[0]))
-    return time_questions(lambda query: answer_context(session, ContextRequest(query)), repeats)
+    if not after_edit:
+        return time_questions(lambda query: answer_context(session, ContextRequest(query)), repeats)
+    path = max(sorted(root.rglob("*.py")), key=lambda p: p.stat().st_size)
+    text = path.read_text(encoding="utf-8")
+    session.open_document(path, text, 1)
+    rng = random.Random(11)
+    versions = iter(range(2, 10**6))
+
+    def edit_then_ask(query: str) -> None:
+        version = next(versions)
+        line = rng.randrange(0, text.count("\n"))
+        session.change_document(path, version, [TextEdit(line, 0, line, 0, f"# edit {version}\n")])
+        began = time.perf_counter()
+        answer_context(session, ContextRequest(query))
+        asked.append((time.perf_counter() - began) * 1000)
+
+    asked: list[float] = []
+    time_questions(edit_then_ask, repeats)
+    return asked
 
 
 async def served_context(root: Path, tmp: Path, repeats: int, language_servers: bool) -> dict:
@@ -166,7 +192,7 @@ def child(mode: str, root: str, repeats: int) -> dict:
             return asyncio.run(edit_then_ask(Path(tmp)))
         if mode in ("served", "served-ls"):
             return asyncio.run(served_context(Path(root), Path(tmp), repeats, mode == "served-ls"))
-        return {"latencies": in_process_context(Path(root), repeats)}
+        return {"latencies": in_process_context(Path(root), repeats, after_edit=mode == "local-edit")}
 
 
 def measure(mode: str, root: Path, repeats: int, code: Path) -> dict:
@@ -193,7 +219,7 @@ def main() -> None:
     parser.add_argument("root", type=Path, nargs="?", help="a workspace of over 1,000 files")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--code", action="append", default=[], metavar="LABEL=DIR")
-    parser.add_argument("--modes", default="edit,ask,served,served-ls,local")
+    parser.add_argument("--modes", default="edit,ask,served,served-ls,local,local-edit")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--child", nargs=3, metavar=("MODE", "ROOT", "REPEATS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -217,8 +243,8 @@ def main() -> None:
           "median / p95 ms")
     print("| code | one-line edit until indexed | baseline: full re-parse and re-index | edit then question "
           "(served), answer shows the edit | ragLsp/context served | served, language servers as installed "
-          "| baseline: in-process | server RSS MB |")
-    print("|---|---|---|---|---|---|---|---|")
+          "| baseline: in-process | in-process, right after a one-line edit | server RSS MB |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for label, found in results.items():
         cells = [label]
         edit, ask = found.get("edit"), found.get("ask")
@@ -228,6 +254,7 @@ def main() -> None:
         cells.append(median_p95(served["latencies"]) if served else "")
         cells.append(median_p95(found["served-ls"]["latencies"]) if "served-ls" in found else "")
         cells.append(median_p95(local["latencies"]) if local else "")
+        cells.append(median_p95(found["local-edit"]["latencies"]) if "local-edit" in found else "")
         cells.append(f"{served['rss_mb']:.0f}" if served else "")
         print("| " + " | ".join(cells) + " |")
     for label, found in results.items():
