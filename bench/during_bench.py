@@ -28,7 +28,7 @@ import threading
 import time
 from pathlib import Path
 
-from index_bench import child_env, compiled, spread
+from index_bench import child_env, interleaved, spread
 from latency import DJANGO_QUESTIONS, median_p95
 
 
@@ -87,14 +87,8 @@ def main() -> None:
         print(json.dumps(child(root, cache, float(interval))))
         return
     codes = dict(item.split("=", 1) for item in args.code) or {"this": str(Path(__file__).resolve().parents[1])}
-    runs: dict[str, list[dict]] = {label: [] for label in codes}
-    loads = []
-    with tempfile.TemporaryDirectory() as scratch:
-        bytecode = compiled(codes, Path(scratch), args.bytecode)
-        for _ in range(args.repeats):
-            for label, code in codes.items():
-                loads.append(os.getloadavg()[0])
-                runs[label].append(measure(args.root, Path(code).resolve(), args.interval, bytecode[label]))
+    runs, loads = interleaved(codes, args.repeats, args.bytecode,
+                              lambda code, bytecode: measure(args.root, code, args.interval, bytecode))
     print(f"{time.strftime('%Y-%m-%d %H:%M %Z')}, {os.cpu_count()} cores; root: {args.root}; {args.repeats} "
           f"repeat(s), a question every {args.interval:g} s; load average {min(loads):.1f}–{max(loads):.1f}")
     print("| code | questions | work ms: median / p95 (max) | wait for the lock ms: median / p95 (max) "

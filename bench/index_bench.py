@@ -46,6 +46,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from latency import DJANGO_QUESTIONS, median_p95
@@ -136,6 +137,21 @@ def compiled(codes: dict[str, str], scratch: Path, enabled: bool) -> dict[str, P
     return bytecode
 
 
+def interleaved(codes: dict[str, str], repeats: int, bytecode: bool,
+                measure_one: Callable[[Path, Path | None], dict]) -> tuple[dict[str, list[dict]], list[float]]:
+    """Each code's ``repeats`` measurements by ``measure_one(code, its bytecode cache)``, the codes taking
+    turns (the load of a shared machine then falls on each alike), and the load average before each."""
+    runs: dict[str, list[dict]] = {label: [] for label in codes}
+    loads = []
+    with tempfile.TemporaryDirectory() as scratch:
+        caches = compiled(codes, Path(scratch), bytecode)
+        for _ in range(repeats):
+            for label, code in codes.items():
+                loads.append(os.getloadavg()[0])
+                runs[label].append(measure_one(Path(code).resolve(), caches[label]))
+    return runs, loads
+
+
 def measure(mode: str, root: Path, cache: Path, code: Path, bytecode: Path | None = None) -> dict:
     env = child_env(code, bytecode)
     began = time.time()
@@ -202,14 +218,8 @@ def main() -> None:
     codes = dict(item.split("=", 1) for item in args.code) or {"this": str(Path(__file__).resolve().parents[1])}
     asked = set(args.modes.split(","))
     modes = [mode for mode in MODES if mode in asked or (mode == "cold" and asked & {"warm", "touch"})]
-    runs: dict[str, list[dict[str, dict]]] = {label: [] for label in codes}
-    loads = []
-    with tempfile.TemporaryDirectory() as scratch:
-        bytecode = compiled(codes, Path(scratch), args.bytecode)
-        for _ in range(args.repeats):
-            for label, code in codes.items():
-                loads.append(os.getloadavg()[0])
-                runs[label].append(run_once(args.root, Path(code).resolve(), modes, bytecode[label]))
+    runs, loads = interleaved(codes, args.repeats, args.bytecode,
+                              lambda code, bytecode: run_once(args.root, code, modes, bytecode))
     if args.json:
         args.json.write_text(json.dumps(runs, indent=1))
     cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
