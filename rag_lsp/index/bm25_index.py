@@ -182,6 +182,18 @@ class BM25Index:
         return (np.concatenate([self.segment.doc_ids[rows], ids]),
                 np.concatenate([self.segment.doc_len[rows].astype(np.int64), lengths]))
 
+    def lengths_of(self, doc_ids: Sequence[int]) -> list[int]:
+        """Each document's length in tokens, 0 for an id not indexed: the lengths of one file's chunks, where
+        ``lengths`` gives every document's."""
+        found = []
+        for doc_id in doc_ids:
+            if doc_id in self.mutable:
+                found.append(self.mutable.length(doc_id))
+            else:
+                row = self.segment.row_of(doc_id)
+                found.append(int(self.segment.doc_len[row]) if row >= 0 else 0)
+        return found
+
     def df(self, term: str) -> int:
         """How many documents contain ``term``."""
         return self.segment.df(term) + self.mutable.df(term)

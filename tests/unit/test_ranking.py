@@ -96,6 +96,39 @@ def test_file_bm25_equals_bm25_over_the_concatenated_chunks(index):
     assert all(got[path] == pytest.approx(expected[path]) for path in expected)
 
 
+def test_after_edits_the_file_table_is_the_one_built_from_scratch(index):
+    """An edit moves the edited file's chunks in the last version's table; the result is the table a fresh
+    build makes, with or without new chunk ids past its end, and a file added or removed builds it again."""
+    from rag_lsp.index import file_bm25
+
+    def same_as_built():
+        with index.lock:
+            kept, built = file_bm25._files(index), file_bm25._built(index)
+        size = max(len(kept.chunk_file), len(built.chunk_file))
+
+        def padded(array):
+            return np.concatenate([array, np.full(size - len(array), -1, dtype=np.int64)])
+
+        assert kept.paths == built.paths and np.array_equal(kept.lengths, built.lengths)
+        assert np.array_equal(padded(kept.chunk_file), padded(built.chunk_file))
+        return kept
+
+    before = same_as_built()
+    routing = index.root / "app" / "routing.py"
+    text = routing.read_text()
+    # A line added inside a body keeps most chunks' ids and changes one; then a new function adds chunk ids.
+    index.set_file("app/routing.py", text.replace("        ", "        # edited\n        ", 1))
+    moved = same_as_built()
+    assert moved.paths is before.paths, "an edit moves chunks in the table, it does not build it again"
+    index.set_file("app/routing.py", text + "\n\ndef added_later(value):\n    return value * 2\n")
+    assert same_as_built().paths is before.paths
+    index.set_file("app/new_module.py", "def fresh():\n    return 'fresh route'\n")
+    assert same_as_built().paths is not before.paths
+    index.remove_file("app/new_module.py")
+    same_as_built()
+    assert file_bm25.file_scores(index, ["route"]) and file_bm25.top_files(index, ["route"], 3)
+
+
 def test_top_files_are_the_best_scores_with_ties_by_path(tmp_path):
     # Equal files tie; the selection on the score array must order them by path, like sorting the pairs.
     same = "def route():\n    return 'route'\n"
