@@ -182,17 +182,10 @@ class BM25Index:
         return (np.concatenate([self.segment.doc_ids[rows], ids]),
                 np.concatenate([self.segment.doc_len[rows].astype(np.int64), lengths]))
 
-    def lengths_of(self, doc_ids: Sequence[int]) -> list[int]:
-        """Each document's length in tokens, 0 for an id not indexed: the lengths of one file's chunks, where
-        ``lengths`` gives every document's."""
-        found = []
-        for doc_id in doc_ids:
-            if doc_id in self.mutable:
-                found.append(self.mutable.length(doc_id))
-            else:
-                row = self.segment.row_of(doc_id)
-                found.append(int(self.segment.doc_len[row]) if row >= 0 else 0)
-        return found
+    def lengths_of(self, doc_ids: Sequence[int]) -> np.ndarray:
+        """The lengths in tokens of ``doc_ids`` (one file's chunks, where ``lengths`` gives every document's);
+        ``KeyError`` for an id that is not indexed, as ``score_array``."""
+        return self._at(self._slots(list(doc_ids)), self.segment.doc_len, self.mutable.slot_columns()[1])
 
     def df(self, term: str) -> int:
         """How many documents contain ``term``."""
@@ -222,14 +215,17 @@ class BM25Index:
         return slots
 
     def _ids_at(self, slots: np.ndarray) -> np.ndarray:
-        """The document ids of slots, read from each part without first joining the segment's ids (all of
-        them) to the mutable part's."""
+        """The document ids of slots."""
+        return self._at(slots, self.segment.doc_ids, self.mutable.slot_columns()[0])
+
+    def _at(self, slots: np.ndarray, segment_column: np.ndarray, mutable_column: np.ndarray) -> np.ndarray:
+        """A column's values at slots, read from each part without first joining the segment's column (every
+        row of it) to the mutable part's."""
         rows = len(self.segment.doc_ids)
-        ids, _ = self.mutable.slot_columns()
         found = np.empty(len(slots), dtype=np.int64)
         inside = slots < rows
-        found[inside] = self.segment.doc_ids[slots[inside]]
-        found[~inside] = ids[slots[~inside] - rows]
+        found[inside] = segment_column[slots[inside]]
+        found[~inside] = mutable_column[slots[~inside] - rows]
         return found
 
     def _stale(self) -> None:

@@ -294,10 +294,6 @@ class MutableBM25:
         """The slot of an indexed document; ``KeyError`` otherwise."""
         return self._slot_of[doc_id]
 
-    def length(self, doc_id: int) -> int:
-        """The length in tokens of an indexed document; ``KeyError`` otherwise."""
-        return self._doc_len[self._slot_of[doc_id]]
-
     def df(self, term: str) -> int:
         """How many documents contain ``term``."""
         postings = self._postings.get(term)

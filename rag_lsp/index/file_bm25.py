@@ -126,7 +126,7 @@ def _moved(index: Index, known: _Files) -> _Files | None:
         number = bisect_left(known.paths, path)
         ids = files[path].chunk_ids
         chunk_file[np.array(ids, dtype=np.int64)] = number
-        lengths[number] = float(sum(index.bm25.lengths_of(ids)))
+        lengths[number] = float(index.bm25.lengths_of(ids).sum())
     return _Files(index.version, known.paths, chunk_file, lengths, dict(files))
 
 

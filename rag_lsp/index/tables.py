@@ -88,14 +88,16 @@ class WorkspaceTables:
         if len(files) == len(self._entries) and all(self._entries.get(p) is e for p, e in files.items()):
             return
         self._memo.clear()
-        if files.keys() != self._entries.keys():
+        stale = [p for p, e in self._entries.items() if files.get(p) is not e]
+        # The same paths when every stale one is still there (changed, not removed) and none is new.
+        if len(files) != len(self._entries) or any(path not in files for path in stale):
             self._path_memo.clear()
         self._uses.clear()
         references = index.references
         if not self._entries and references.stored is not None:
             self._stored = references.stored
         with paused_gc(keep=not self._entries):
-            for path in [p for p, e in self._entries.items() if files.get(p) is not e]:
+            for path in stale:
                 self._remove(path)
             for path, entry in files.items():
                 if path not in self._entries:
