@@ -238,7 +238,7 @@ class BM25Index:
         key = tuple(query)
         found = self._memo.get(key)
         if found is None:
-            found = self._accumulate_afresh(query)
+            found = self._accumulate_afresh(key, self._known_prefix(key))
             for array in found:
                 array.flags.writeable = False
             if len(self._memo) >= MEMO_QUERIES:
@@ -246,22 +246,37 @@ class BM25Index:
             self._memo[key] = found
         return found
 
-    def _accumulate_afresh(self, query: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-        """Return per-slot scores and the slots of the documents sharing a query term.
+    def _known_prefix(self, key: tuple[str, ...]) -> tuple[str, ...]:
+        """The longest remembered query that begins ``key`` (a question's terms, then the same with word forms
+        and feedback terms after them), or ``()``."""
+        best: tuple[str, ...] = ()
+        for known in self._memo:
+            if len(best) < len(known) < len(key) and key[:len(known)] == known:
+                best = known
+        return best
+
+    def _accumulate_afresh(self, query: tuple[str, ...], prefix: tuple[str, ...] = ()) -> tuple[np.ndarray, np.ndarray]:
+        """Return per-slot scores and the slots of the documents sharing a query term, continuing from the
+        remembered scores of ``prefix`` (a beginning of ``query``) with the rest of its terms.
 
         Contributions are added term by term in query order, as ``BM25Okapi``
-        does, so the floating-point sums agree with it to the last bit or so.
+        does, so the floating-point sums agree with it to the last bit or so;
+        continuing from a prefix adds the same amounts in the same order.
         """
         rows = len(self.segment.doc_ids)
         more_ids, more_lengths = self.mutable.slot_columns()
-        accumulated = np.zeros(rows + len(more_ids))
         count = len(self)
         if not count:
-            return accumulated, np.zeros(0, dtype=np.int64)
+            return np.zeros(rows + len(more_ids)), np.zeros(0, dtype=np.int64)
+        if prefix:
+            accumulated, prefix_hits = self._memo[prefix]
+            accumulated = accumulated.copy()
+        else:
+            accumulated, prefix_hits = np.zeros(rows + len(more_ids)), None
         average = (self.segment.live_length + self.mutable.total_length) / count
         contributions: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         all_positive = True
-        for term in query:
+        for term in query[len(prefix):]:
             if term not in contributions:
                 df = self.df(term)
                 if df == 0:
@@ -282,13 +297,15 @@ class BM25Index:
             accumulated[slots] += contribution
         # The mutable part's graveyard slot collects its tombstones' contributions.
         accumulated[rows] = 0.0
-        if all_positive:
+        if all_positive and prefix_hits is None:
             # A term with positive idf adds a positive amount to every document
             # containing it, so a positive sum is exactly "shares a term".
             return accumulated, np.flatnonzero(accumulated > 0)
-        # Otherwise contributions can be zero or cancel out, and membership
+        # Otherwise contributions can be zero or cancel out (or the prefix's may have), and membership
         # has to be recorded separately.
         hit = np.zeros(len(accumulated), dtype=bool)
+        if prefix_hits is not None:
+            hit[prefix_hits] = True
         for slots, _ in contributions.values():
             hit[slots] = True
         hit[rows:rows + 1] = False

@@ -70,7 +70,12 @@ def top_files(index: Index, terms: Sequence[str], limit: int) -> list[tuple[str,
 
 def _totals(index: Index, terms: Sequence[str]) -> tuple[_Files, np.ndarray]:
     """The chunk-to-file table and every file's BM25 for ``terms``, by file number (0 for files without a
-    query term)."""
+    query term).
+
+    Every term's frequencies per file are counted in one ``bincount`` over (term, file) pairs, and the terms'
+    shares summed per file in one more, in term order: a loop of array operations per term over every file
+    cost a question of twenty terms on Django 3.5 ms, most of it in the calls themselves. The sums are the
+    loop's, to the bit (``bincount`` adds each file's shares in the order given)."""
     files = _files(index)
     count = len(files.paths)
     totals = np.zeros(count)
@@ -78,19 +83,25 @@ def _totals(index: Index, terms: Sequence[str]) -> tuple[_Files, np.ndarray]:
         return files, totals
     average = float(files.lengths.sum()) / count or 1.0
     norms = K1 * (1 - B + B * files.lengths / average)
-    for term, repeats in Counter(terms).items():
+    repeats = Counter(terms)
+    owners_of, tfs_of = [], []
+    for number, term in enumerate(repeats):
         doc_ids, tfs, _ = index.bm25.postings(term)
-        if not len(doc_ids):
-            continue
         inside = doc_ids < len(files.chunk_file)
         owners, tfs = files.chunk_file[doc_ids[inside]], tfs[inside]
         kept = owners >= 0
-        tf = np.bincount(owners[kept], weights=tfs[kept], minlength=count)
-        present = tf > 0
-        df = int(present.sum())
-        idf = math.log(1 + (count - df + 0.5) / (df + 0.5))
-        totals[present] += repeats * idf * tf[present] * (K1 + 1) / (tf[present] + norms[present])
-    return files, totals
+        owners_of.append(owners[kept] + number * count)
+        tfs_of.append(tfs[kept])
+    # Each term's frequency in each file, as one row per term.
+    tf = np.bincount(np.concatenate(owners_of), weights=np.concatenate(tfs_of), minlength=len(repeats) * count)
+    present = np.flatnonzero(tf > 0)
+    term_of, file_of = np.divmod(present, count)
+    df = np.bincount(term_of, minlength=len(repeats))
+    weight = np.array([times * math.log(1 + (count - found + 0.5) / (found + 0.5))
+                       for times, found in zip(repeats.values(), df.tolist())])
+    found = tf[present]
+    shares = weight[term_of] * found * (K1 + 1) / (found + norms[file_of])
+    return files, np.bincount(file_of, weights=shares, minlength=count)
 
 
 def _files(index: Index) -> _Files:

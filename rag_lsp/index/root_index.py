@@ -36,6 +36,7 @@ from rag_lsp.index.cache import CachedFile, IndexCache, cache_path_for, decode, 
 from rag_lsp.index.parsing.incremental import NodeCache
 from rag_lsp.index.parsing.parse import blob_id, parse_file
 from rag_lsp.index.store import snapshot
+from rag_lsp.index.store.chunk_layout import KEPT_LAYOUTS, Layout
 from rag_lsp.index.store.chunk_table import ChunkTable
 from rag_lsp.index.store.code_links import CodeLinks, file_links, loaded_links
 from rag_lsp.index.store.import_table import ImportMap
@@ -155,6 +156,8 @@ class Index:
         self.cache = IndexCache(cache_path_for(self.root, cache_root)) if use_cache else None
         self.stats = IndexStats(root=str(self.root), cache=str(self.cache.path) if self.cache else None)
         self._next_id = 0
+        # Each looked-up file's chunk layout, with the entry it was made from (``store/chunk_layout.py``).
+        self._layouts: dict[str, tuple[FileEntry, Layout]] = {}
         # Counts changes of indexed text (a file added, changed or removed), for ``version``.
         self._changes = 0
         self._instance = next(_INSTANCES)
@@ -588,20 +591,32 @@ class Index:
 
     def chunk_at(self, path: str, line: int) -> tuple[int, Chunk] | None:
         """The innermost chunk of a file that covers a 1-based line."""
-        best = None
-        for chunk_id, chunk in self.chunks_of(path):
-            inside = chunk.start_line <= line <= chunk.end_line
-            if inside and (best is None or chunk.end_line - chunk.start_line < best[1].end_line - best[1].start_line):
-                best = (chunk_id, chunk)
-        return best
+        layout = self._layout(path)
+        chunk_id = layout.innermost(line) if layout is not None else None
+        return (chunk_id, self.chunks[chunk_id]) if chunk_id is not None else None
 
     def definition_chunk(self, definition: Definition) -> int | None:
         """The chunk that starts a definition (its signature and docstring), else the one holding its first line."""
-        for chunk_id, chunk in self.chunks_of(definition.path):
-            if chunk.qualname == definition.qualname and chunk.start_line >= definition.start_line:
-                return chunk_id
-        found = self.chunk_at(definition.path, definition.start_line)
-        return found[0] if found else None
+        layout = self._layout(definition.path)
+        if layout is None:
+            return None
+        found = layout.starting(definition.qualname, definition.start_line)
+        return found if found is not None else layout.innermost(definition.start_line)
+
+    def _layout(self, path: str) -> Layout | None:
+        """The chunk layout of a file's current version (made on first use), or None for a file not indexed."""
+        entry = self.files.get(path)
+        if entry is None:
+            return None
+        known = self._layouts.get(path)
+        if known is not None and known[0] is entry:
+            return known[1]
+        layout = Layout.of(self.chunks_of(path))
+        self._layouts.pop(path, None)
+        if len(self._layouts) >= KEPT_LAYOUTS:
+            del self._layouts[next(iter(self._layouts))]
+        self._layouts[path] = (entry, layout)
+        return layout
 
     def close(self) -> None:
         if self.cache:

@@ -198,6 +198,26 @@ def test_zero_idf_documents_still_match() -> None:
     assert_matches_okapi(index, docs, ["half", "other"])
 
 
+def test_a_query_that_extends_a_remembered_one_scores_as_if_asked_alone() -> None:
+    # A question's terms, then the same with more after them (word forms, feedback terms) continue from the
+    # remembered scores of the first: the same sums to the bit, and the same matches, also when a term with a
+    # zero idf ("common", in exactly half of the documents) is on either side of the join.
+    rng = random.Random(11)
+    vocabulary = [f"w{i}" for i in range(40)]
+    weights = [1 / (rank + 1) for rank in range(len(vocabulary))]
+    docs = {doc_id: zipf_doc(rng, vocabulary, weights) for doc_id in rng.sample(range(1_000), 60)}
+    for doc_id in list(docs)[:30]:
+        docs[doc_id] = [*docs[doc_id], "common"]
+    for _ in range(40):
+        first = rng.choices([*vocabulary, "common", "unknown"], k=rng.randint(1, 5))
+        extended = first + rng.choices([*vocabulary, "common", "unknown"], k=rng.randint(1, 5))
+        continued, alone = build(docs), build(docs)
+        continued.top_k(first, 5)
+        assert continued.scores(extended) == alone.scores(extended)
+        assert continued.top_k(extended, 10) == alone.top_k(extended, 10)
+        assert_matches_okapi(continued, docs, extended)
+
+
 def test_empty_documents_count_towards_length_statistics() -> None:
     docs = {1: [], 2: ["alpha", "beta"], 3: ["alpha"], 4: []}
     index = build(docs)

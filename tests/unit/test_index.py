@@ -1,12 +1,15 @@
 """The index keeps chunks, BM25 and symbols in step across refreshes and single-file updates."""
 
 import gc
+import random
 
 import pytest
 from conftest import write_tree
 
 from rag_lsp.index.root_index import Index, IndexBudget
+from rag_lsp.index.store.chunk_layout import Layout
 from rag_lsp.index.terms import tokenize
+from rag_lsp.model import Chunk
 
 QUERIES = ["ledger post account", "convert currency rates", "rate limit", "checkout cart total"]
 
@@ -76,6 +79,65 @@ def test_chunk_at_returns_the_innermost_chunk(ledger_root):
     _, chunk = index.chunk_at("shop/ledger.py", 13)
     assert chunk.qualname == "Ledger.post"
     assert index.chunk_at("shop/ledger.py", 999) is None
+
+
+def scanned_chunk_at(index: Index, path: str, line: int) -> int | None:
+    """The innermost chunk over a line, found by walking the file's chunks (what the layout must answer)."""
+    covering = [(c.end_line - c.start_line, position, cid) for position, (cid, c) in enumerate(index.chunks_of(path))
+                if c.start_line <= line <= c.end_line]
+    return min(covering)[2] if covering else None
+
+
+def scanned_definition_chunk(index: Index, definition) -> int | None:
+    for chunk_id, chunk in index.chunks_of(definition.path):
+        if chunk.qualname == definition.qualname and chunk.start_line >= definition.start_line:
+            return chunk_id
+    return scanned_chunk_at(index, definition.path, definition.start_line)
+
+
+def assert_layouts_answer_as_a_scan(index: Index) -> None:
+    for path in sorted(index.files):
+        last = max((c.end_line for _, c in index.chunks_of(path)), default=0)
+        for line in range(last + 2):
+            found = index.chunk_at(path, line)
+            assert (found[0] if found else None) == scanned_chunk_at(index, path, line), (path, line)
+        for definition in index.symbols.in_file(path):
+            assert index.definition_chunk(definition) == scanned_definition_chunk(index, definition), definition
+
+
+def test_line_and_definition_lookups_follow_each_version_of_a_file(ledger_root, tmp_path):
+    index = Index(ledger_root, cache_root=tmp_path / "cache")
+    index.refresh()
+    assert_layouts_answer_as_a_scan(index)
+    # Lookups made the layouts; an edit that moves every definition down must not be answered from them.
+    source = (ledger_root / "shop/ledger.py").read_text()
+    index.set_file("shop/ledger.py", "import os\n\n\n" + source.replace("def post", "def post_entry"))
+    assert_layouts_answer_as_a_scan(index)
+    assert index.chunk_at("shop/ledger.py", 16)[1].qualname == "Ledger.post_entry"
+    index.save()
+    warm = Index(ledger_root, cache_root=tmp_path / "cache")
+    warm.refresh()
+    assert_layouts_answer_as_a_scan(warm)
+
+
+def test_a_layout_answers_as_a_scan_of_nested_and_tied_chunks():
+    # Nested chunks, chunks of equal length over one line, and a definition split over several chunks:
+    # what the ledger's flat chunks do not show.
+    rng = random.Random(7)
+    for _ in range(200):
+        chunks = []
+        for chunk_id in range(rng.randint(1, 12)):
+            start = rng.randint(1, 30)
+            chunks.append((chunk_id * 3, Chunk("a.py", start, start + rng.randint(0, 8), 0, 0, None,
+                                               rng.choice(["A", "A.f", "B"]), "code", "python", "", "")))
+        layout = Layout.of(chunks)
+        for line in range(40):
+            covering = [(c.end_line - c.start_line, position, cid) for position, (cid, c) in enumerate(chunks)
+                        if c.start_line <= line <= c.end_line]
+            assert layout.innermost(line) == (min(covering)[2] if covering else None)
+            for qualname in ("A", "A.f", "B", "C"):
+                first = next((cid for cid, c in chunks if c.qualname == qualname and c.start_line >= line), None)
+                assert layout.starting(qualname, line) == first
 
 
 def test_parallel_parse_equals_serial(tmp_path, monkeypatch):

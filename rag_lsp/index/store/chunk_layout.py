@@ -1,0 +1,57 @@
+"""Where each chunk of a file lies and what it defines, kept per version of the file, for line lookups.
+
+A question asks which chunk covers a line, or which chunk starts a definition, dozens of times (the symbol
+strategy's uses, the definitions list, the dependencies, the bundle's mentions), often of the same large
+file: on Django one question walked 5,943 chunks of 45 files this way, 1,548 of them the same test module's,
+each through the chunk table. A layout is the file's chunk lines as arrays and its chunks by qualified name,
+made once per version of the file (its ``FileEntry``, replaced whenever the file is indexed again), so a
+lookup is one array comparison or one dictionary read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from rag_lsp.model import Chunk
+
+# Files whose layouts are kept; the oldest is dropped first.
+KEPT_LAYOUTS = 2048
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """A file's chunks in the entry's order: their ids, first and last lines, and the chunks that carry each
+    qualified name (``(first line, id)`` in that order)."""
+
+    ids: tuple[int, ...]
+    starts: np.ndarray
+    ends: np.ndarray
+    by_qualname: dict[str, tuple[tuple[int, int], ...]]
+
+    @classmethod
+    def of(cls, chunks: list[tuple[int, Chunk]]) -> Layout:
+        named: dict[str, list[tuple[int, int]]] = {}
+        for chunk_id, chunk in chunks:
+            if chunk.qualname is not None:
+                named.setdefault(chunk.qualname, []).append((chunk.start_line, chunk_id))
+        return cls(tuple(chunk_id for chunk_id, _ in chunks),
+                   np.array([chunk.start_line for _, chunk in chunks], dtype=np.int64),
+                   np.array([chunk.end_line for _, chunk in chunks], dtype=np.int64),
+                   {name: tuple(found) for name, found in named.items()})
+
+    def innermost(self, line: int) -> int | None:
+        """The id of the shortest chunk covering ``line``, the first of equally short ones, or None."""
+        covering = np.flatnonzero((self.starts <= line) & (line <= self.ends))
+        if not len(covering):
+            return None
+        spans = self.ends[covering] - self.starts[covering]
+        return self.ids[int(covering[int(np.argmin(spans))])]
+
+    def starting(self, qualname: str, line: int) -> int | None:
+        """The id of the first chunk of ``qualname`` that begins at or after ``line``, or None."""
+        for start, chunk_id in self.by_qualname.get(qualname, ()):
+            if start >= line:
+                return chunk_id
+        return None
