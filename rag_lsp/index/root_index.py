@@ -611,7 +611,7 @@ class Index:
         known = self._layouts.get(path)
         if known is not None and known[0] is entry:
             return known[1]
-        layout = Layout.of(self.chunks_of(path))
+        layout = Layout.of(entry.chunk_ids, self.chunks.outline(entry.chunk_ids))
         self._layouts.pop(path, None)
         if len(self._layouts) >= KEPT_LAYOUTS:
             del self._layouts[next(iter(self._layouts))]

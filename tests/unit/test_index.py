@@ -96,13 +96,15 @@ def scanned_definition_chunk(index: Index, definition) -> int | None:
 
 
 def assert_layouts_answer_as_a_scan(index: Index) -> None:
-    for path in sorted(index.files):
-        last = max((c.end_line for _, c in index.chunks_of(path)), default=0)
-        for line in range(last + 2):
-            found = index.chunk_at(path, line)
-            assert (found[0] if found else None) == scanned_chunk_at(index, path, line), (path, line)
-        for definition in index.symbols.in_file(path):
-            assert index.definition_chunk(definition) == scanned_definition_chunk(index, definition), definition
+    # The layouts answer first, before the scans build any chunk, so that a warm index's come from its columns.
+    lines = range(40)
+    definitions = {path: index.symbols.in_file(path) for path in sorted(index.files)}
+    found = {path: ([index.chunk_at(path, line) for line in lines], [index.definition_chunk(d) for d in found_in])
+                    for path, found_in in definitions.items()}
+    assert max(c.end_line for c in index.chunks.values()) < lines[-1]
+    for path, (at_lines, starting) in found.items():
+        assert [f[0] if f else None for f in at_lines] == [scanned_chunk_at(index, path, line) for line in lines]
+        assert starting == [scanned_definition_chunk(index, d) for d in definitions[path]]
 
 
 def test_line_and_definition_lookups_follow_each_version_of_a_file(ledger_root, tmp_path):
@@ -130,7 +132,7 @@ def test_a_layout_answers_as_a_scan_of_nested_and_tied_chunks():
             start = rng.randint(1, 30)
             chunks.append((chunk_id * 3, Chunk("a.py", start, start + rng.randint(0, 8), 0, 0, None,
                                                rng.choice(["A", "A.f", "B"]), "code", "python", "", "")))
-        layout = Layout.of(chunks)
+        layout = Layout.of([cid for cid, _ in chunks], [(c.start_line, c.end_line, c.qualname) for _, c in chunks])
         for line in range(40):
             covering = [(c.end_line - c.start_line, position, cid) for position, (cid, c) in enumerate(chunks)
                         if c.start_line <= line <= c.end_line]

@@ -14,8 +14,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rag_lsp.model import Chunk
-
 # Files whose layouts are kept; the oldest is dropped first.
 KEPT_LAYOUTS = 2048
 
@@ -31,14 +29,15 @@ class Layout:
     by_qualname: dict[str, tuple[tuple[int, int], ...]]
 
     @classmethod
-    def of(cls, chunks: list[tuple[int, Chunk]]) -> Layout:
+    def of(cls, chunk_ids: list[int], outline: list[tuple[int, int, str | None]]) -> Layout:
+        """The layout of chunks given by id and by their first line, last line and qualified name
+        (``ChunkTable.outline``)."""
         named: dict[str, list[tuple[int, int]]] = {}
-        for chunk_id, chunk in chunks:
-            if chunk.qualname is not None:
-                named.setdefault(chunk.qualname, []).append((chunk.start_line, chunk_id))
-        return cls(tuple(chunk_id for chunk_id, _ in chunks),
-                   np.array([chunk.start_line for _, chunk in chunks], dtype=np.int64),
-                   np.array([chunk.end_line for _, chunk in chunks], dtype=np.int64),
+        for chunk_id, (start, _, qualname) in zip(chunk_ids, outline):
+            if qualname is not None:
+                named.setdefault(qualname, []).append((start, chunk_id))
+        return cls(tuple(chunk_ids), np.array([start for start, _, _ in outline], dtype=np.int64),
+                   np.array([end for _, end, _ in outline], dtype=np.int64),
                    {name: tuple(found) for name, found in named.items()})
 
     def innermost(self, line: int) -> int | None:

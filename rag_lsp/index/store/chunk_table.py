@@ -83,6 +83,12 @@ class StoredChunks:
         return [(first, last, str(text[start:end], "utf-8", "replace"))
                 for (first, last), (start, end) in zip(self.lines[at].tolist(), self._text_spans(at))]
 
+    def outline(self, rows: list[int]) -> list[tuple[int, int, str | None]]:
+        """The first line, last line and qualified name of some rows' chunks, without building them."""
+        at, strings = self._at(rows), self.strings
+        return [(first, last, strings[qualname] if qualname >= 0 else None)
+                for (first, last), qualname in zip(self.lines[at].tolist(), self.qualname[at].tolist())]
+
     def _at(self, rows: list[int]) -> slice | np.ndarray:
         """What selects ``rows`` from a column: a slice when they are consecutive (a file's chunks are), which
         numpy reads faster than a list of rows."""
@@ -153,6 +159,17 @@ class ChunkTable(Mapping[int, Chunk]):
             for position, piece in zip(missing, cast(StoredChunks, self.stored).pieces(rows)):
                 pieces[position] = piece
         return pieces
+
+    def outline(self, chunk_ids: list[int]) -> list[tuple[int, int, str | None]]:
+        """The first line, last line and qualified name of each chunk of ``chunk_ids`` (``KeyError`` for one not
+        in the table), without building the stored ones: what a file's layout is made of."""
+        found, missing, rows = self._split(chunk_ids)
+        lines = [(chunk.start_line, chunk.end_line, chunk.qualname) if chunk is not None else (0, 0, None)
+                 for chunk in found]
+        if missing:
+            for position, line in zip(missing, cast(StoredChunks, self.stored).outline(rows)):
+                lines[position] = line
+        return lines
 
     def _split(self, chunk_ids: list[int]) -> tuple[list[Chunk | None], list[int], list[int]]:
         """The chunks of ``chunk_ids`` held as objects (None for the others), and the positions and stored rows

@@ -247,13 +247,18 @@ def _add_mentions(index: Index, gathered: Gathered, definition: Definition, sect
     if len(definition.name) < MIN_MENTION_CHARS:
         return
     added = 0
-    for chunk_id, _ in index.bm25.top_k(tokenize(definition.name), MENTION_POOL):
+    hits = [chunk_id for chunk_id, _ in index.bm25.top_k(tokenize(definition.name), MENTION_POOL)]
+    # A hit's section is told from its file (a chunk's language is its file's), and only a hit in the section
+    # is built: most of the pool is source that a first question would otherwise build chunk by chunk.
+    for chunk_id, path in zip(hits, index.chunks.paths_of(hits)):
         if added == RELATED_PER_ENTITY or _count(gathered, section) >= RELATED_PER_SECTION:
             return
+        entry = index.files.get(path) if path is not None else None
+        if entry is None or path is None or section_of_path(path, entry.language) != section:
+            continue
         chunk = index.chunks[chunk_id]
-        if (section_of_path(chunk.path, chunk.language) == section and definition.name in chunk.content
-                and _add(index, gathered, chunk.path, chunk.start_line, f"names `{definition.qualname}`", "index",
-                         section, taken)):
+        if definition.name in chunk.content and _add(index, gathered, chunk.path, chunk.start_line,
+                                                     f"names `{definition.qualname}`", "index", section, taken):
             added += 1
 
 

@@ -207,8 +207,8 @@ def _rerank(ctx: StrategyContext, places: dict[int, _Place], about_config: bool,
         for path in {p.path for p in places.values()} - defines.keys():
             defines[path] = path in files and any(chunks.has_symbol(i) for i in files[path].chunk_ids)
     traits: dict[str, PathTraits] = {}
-    for place in places.values():
-        chunk = ctx.index.chunks[place.chunk_id]
+    # The places' chunks are built together: one by one, a first question's few hundred cost it 7 ms.
+    for place, chunk in zip(places.values(), chunks.many(list(places))):
         kinds = traits.get(place.path)
         if kinds is None:
             kinds = traits[place.path] = path_traits(ctx.index, place.path, signals)

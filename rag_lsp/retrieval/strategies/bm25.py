@@ -29,17 +29,16 @@ def run(ctx: StrategyContext) -> list[Finding]:
         raise Skipped("no chunk shares a word with the message")
     top = hits[0][1]
     best: dict[str, tuple[int, float]] = {}
-    for chunk_id, score in hits:
-        path = ctx.index.chunks[chunk_id].path
-        if score > 0 and path not in best:
+    # The paths are read from the chunk table's columns: building 200 chunks cost a first question 10 ms.
+    for (chunk_id, score), path in zip(hits, ctx.index.chunks.paths_of([chunk_id for chunk_id, _ in hits])):
+        if score > 0 and path is not None and path not in best:
             best[path] = (chunk_id, score)
     wanted = set(terms)
     findings = []
     for rank, (path, (chunk_id, score)) in enumerate(best.items()):
         reason = f"bm25 {score:.2f}"
         if rank < EXPLAINED_FILES:
-            chunk = ctx.index.chunks[chunk_id]
-            shared = wanted.intersection(tokenize(chunk.content) + path_tokens(path))
+            shared = wanted.intersection(tokenize(ctx.index.chunks.content(chunk_id)) + path_tokens(path))
             reason += f": matches {', '.join(sorted(shared)[:EXPLAINED_TERMS])}"
         findings.append(Finding(path=path, strategy=NAME, anchor="bm25", weight=RELIABILITY["bm25"] * score / top,
                                 reason=reason, chunk_id=chunk_id))
