@@ -36,7 +36,7 @@ from rag_lsp.index.cache import CachedFile, IndexCache, cache_path_for, decode, 
 from rag_lsp.index.parsing.incremental import NodeCache
 from rag_lsp.index.parsing.parse import blob_id, parse_file
 from rag_lsp.index.store import snapshot
-from rag_lsp.index.store.chunk_layout import KEPT_LAYOUTS, Layout
+from rag_lsp.index.store.chunk_layout import LAYOUTS, Layout
 from rag_lsp.index.store.chunk_table import ChunkTable
 from rag_lsp.index.store.code_links import CodeLinks, file_links, loaded_links
 from rag_lsp.index.store.import_table import ImportMap
@@ -156,8 +156,6 @@ class Index:
         self.cache = IndexCache(cache_path_for(self.root, cache_root)) if use_cache else None
         self.stats = IndexStats(root=str(self.root), cache=str(self.cache.path) if self.cache else None)
         self._next_id = 0
-        # Each looked-up file's chunk layout, with the entry it was made from (``store/chunk_layout.py``).
-        self._layouts: dict[str, tuple[FileEntry, Layout]] = {}
         # Counts changes of indexed text (a file added, changed or removed), for ``version``.
         self._changes = 0
         self._instance = next(_INSTANCES)
@@ -605,18 +603,7 @@ class Index:
 
     def _layout(self, path: str) -> Layout | None:
         """The chunk layout of a file's current version (made on first use), or None for a file not indexed."""
-        entry = self.files.get(path)
-        if entry is None:
-            return None
-        known = self._layouts.get(path)
-        if known is not None and known[0] is entry:
-            return known[1]
-        layout = Layout.of(entry.chunk_ids, self.chunks.outline(entry.chunk_ids))
-        self._layouts.pop(path, None)
-        if len(self._layouts) >= KEPT_LAYOUTS:
-            del self._layouts[next(iter(self._layouts))]
-        self._layouts[path] = (entry, layout)
-        return layout
+        return LAYOUTS.get(self, path) if path in self.files else None
 
     def close(self) -> None:
         if self.cache:

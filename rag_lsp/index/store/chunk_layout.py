@@ -4,17 +4,23 @@ A question asks which chunk covers a line, or which chunk starts a definition, d
 strategy's uses, the definitions list, the dependencies, the bundle's mentions), often of the same large
 file: on Django one question walked 5,943 chunks of 45 files this way, 1,548 of them the same test module's,
 each through the chunk table. A layout is the file's chunk lines as arrays and its chunks by qualified name,
-made once per version of the file (its ``FileEntry``, replaced whenever the file is indexed again), so a
-lookup is one array comparison or one dictionary read.
+made once per version of the file (``LAYOUTS``, a ``PerFile``: kept with the file's ``FileEntry``, which the
+index replaces whenever the file is indexed again), so a lookup is one array comparison or one dictionary read.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-# Files whose layouts are kept; the oldest is dropped first.
+from rag_lsp.index.store.per_file import PerFile
+
+if TYPE_CHECKING:
+    from rag_lsp.index.root_index import Index
+
+# Files whose layouts are kept (per index); the least recently used is dropped first.
 KEPT_LAYOUTS = 2048
 
 
@@ -54,3 +60,12 @@ class Layout:
             if start >= line:
                 return chunk_id
         return None
+
+
+def file_layout(index: Index, path: str) -> Layout:
+    """The layout of an indexed file, read from the chunk table's columns (no chunk is built)."""
+    chunk_ids = index.files[path].chunk_ids
+    return Layout.of(chunk_ids, index.chunks.outline(chunk_ids))
+
+
+LAYOUTS = PerFile(file_layout, KEPT_LAYOUTS)

@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rag_lsp.index.root_index import Index
+from rag_lsp.index.store.per_file import PerFile
 from rag_lsp.index.symbol_provider import SymbolProvider
 from rag_lsp.index.terms import tokenize
 from rag_lsp.model import CLASS_LIKE_KINDS, Definition, Reference
 from rag_lsp.path_kinds import is_prose_path, is_test_path
-from rag_lsp.retrieval.bundle.per_file import PerFile
 from rag_lsp.retrieval.bundle.provenance import Checkout
 from rag_lsp.retrieval.bundle.summaries import Summariser, Summary
 from rag_lsp.retrieval.bundle.templates import Template

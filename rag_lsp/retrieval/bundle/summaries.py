@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from rag_lsp import languages
 from rag_lsp.index.outline import FUNCTION_KINDS, FileText, docstring_end, signature_end
 from rag_lsp.index.root_index import Index
+from rag_lsp.index.store.per_file import PerFile
 from rag_lsp.model import CLASS_LIKE_KINDS, Chunk, Definition
-from rag_lsp.retrieval.bundle.per_file import PerFile
 
 DOC_PREVIEW_CHARS = 200
 # Files whose text, rebuilt from their chunks, is kept between questions (per index).

@@ -45,7 +45,7 @@ from rag_lsp.retrieval.ranking import candidates as lists
 from rag_lsp.retrieval.ranking.centrality import dependencies, question_graph
 from rag_lsp.retrieval.ranking.config import RankingConfig
 from rag_lsp.retrieval.ranking.expansion import feedback_terms, prose_words, word_variants
-from rag_lsp.retrieval.ranking.rerank import PathTraits, factors, path_traits, read_signals
+from rag_lsp.retrieval.ranking.rerank import PathKind, PathTraits, factors, path_traits, read_signals
 from rag_lsp.retrieval.strategies.base import StrategyContext
 
 # The lists read from the question itself rather than from the BM25 query: their reasons say nothing of its forms.
@@ -206,12 +206,16 @@ def _rerank(ctx: StrategyContext, places: dict[int, _Place], about_config: bool,
     if weights.get("header", 1.0) != 1.0:
         for path in {p.path for p in places.values()} - defines.keys():
             defines[path] = path in files and any(chunks.has_symbol(i) for i in files[path].chunk_ids)
+    kinds_of_paths = ctx.tables.memo("path kinds", dict[str, PathKind], paths_only=True)
     traits: dict[str, PathTraits] = {}
     # The places' chunks are built together: one by one, a first question's few hundred cost it 7 ms.
     for place, chunk in zip(places.values(), chunks.many(list(places))):
         kinds = traits.get(place.path)
         if kinds is None:
-            kinds = traits[place.path] = path_traits(ctx.index, place.path, signals)
+            kind_of_path = kinds_of_paths.get(place.path)
+            if kind_of_path is None:
+                kind_of_path = kinds_of_paths[place.path] = PathKind.of(place.path)
+            kinds = traits[place.path] = path_traits(ctx.index, place.path, kind_of_path, signals)
         for factor, reason in factors(chunk, signals, kinds, defines.get(place.path, False), weights):
             place.factor *= factor
             place.why.append(f"rerank: {reason} ×{factor:g}")

@@ -167,36 +167,55 @@ class PathTraits:
     copy: tuple[str, str] | None
 
 
-def path_traits(index: Index, path: str, signals: Signals) -> PathTraits:
-    """What a file's path and entry say, for ``factors``."""
+@dataclass(frozen=True, slots=True)
+class PathKind:
+    """What a path alone says (a dozen pattern tests), kept per path until files come or go: a first question
+    weighs the places of some two hundred files."""
+
+    prose: bool
+    unknown: bool
+    code: bool
+    test: bool
+    example: bool
+    # A secondary copy's kind, or "barrel" for a re-export file, or None.
+    copy: str | None
+
+    @classmethod
+    def of(cls, path: str) -> PathKind:
+        prose = is_prose_path(path)
+        unknown = not prose and is_unknown_path(path)
+        test = is_test_path(path)
+        copy = secondary_kind(path) or ("barrel" if is_barrel_path(path) else None)
+        return cls(prose, unknown, not prose and not unknown and is_code_path(path), test,
+                   not test and is_example_path(path), copy)
+
+
+def path_traits(index: Index, path: str, kind_of_path: PathKind, signals: Signals) -> PathTraits:
+    """What a file's path (``kind_of_path``, ``PathKind.of``) and entry say, for ``factors``."""
     entry = index.files.get(path)
     # A file indexed from an editor buffer or a disk event carries no modification time: it changed just now.
     recent = entry is not None and (not entry.mtime_ns or signals.now - entry.mtime_ns / 1e9 < RECENT_SECONDS)
     kind: tuple[str, str] | None = None
-    code = False
-    if is_prose_path(path):
+    if kind_of_path.prose:
         if not signals.about_docs:
             kind = ("prose", "prose")
-    elif is_unknown_path(path):
+    elif kind_of_path.unknown:
         if path.rpartition("/")[0] not in signals.workspace.code_folders and not signals.about_config:
             kind = ("unknown", "a file of unknown type away from the source")
-    elif not is_code_path(path):
-        if not signals.about_config:
-            kind = ("non_code", "settings or data")
-    else:
-        code = True
+    elif not kind_of_path.code and not signals.about_config:
+        kind = ("non_code", "settings or data")
     role: tuple[str, str] | None = None
-    if is_test_path(path):
+    if kind_of_path.test:
         if not signals.about_tests:
             role = ("test", "a test, and the question is not about tests")
-    elif is_example_path(path) and not (signals.about_docs or signals.about_examples):
+    elif kind_of_path.example and not (signals.about_docs or signals.about_examples):
         role = ("example", "an example or a benchmark")
     copy: tuple[str, str] | None = None
-    if kind_of_copy := secondary_kind(path):
-        copy = ("secondary", f"{kind_of_copy} copy")
-    elif is_barrel_path(path):
+    if kind_of_path.copy == "barrel":
         copy = ("barrel", "re-exports")
-    return PathTraits(recent, kind, code, role, copy)
+    elif kind_of_path.copy is not None:
+        copy = ("secondary", f"{kind_of_path.copy} copy")
+    return PathTraits(recent, kind, kind_of_path.code, role, copy)
 
 
 def factors(chunk: Chunk, signals: Signals, traits: PathTraits, defines_more: bool,

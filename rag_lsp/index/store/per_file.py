@@ -1,7 +1,8 @@
-"""What a bundle derives from one indexed file, kept across questions while the file is unchanged.
+"""What a question derives from one indexed file, kept across questions while the file is unchanged.
 
-A bundle reads the same few dozen files question after question (a popular definition's callers, the files
-whose places it summarises), and deriving from a file costs a pass over its chunks or definitions. Each
+A question reads the same few dozen files again and again (a popular definition's callers, the files whose
+places a bundle summarises, the files whose lines it looks up), and deriving from a file costs a pass over its
+chunks or definitions. Each
 ``PerFile`` keeps, per index, the last ``size`` files' derived values, each with the file entry it was derived
 from: the index replaces a file's entry whenever the file changes, so a different entry means derive again.
 Callers hold the index's lock, which serialises access.
@@ -12,9 +13,10 @@ from __future__ import annotations
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
-from rag_lsp.index.root_index import Index
+if TYPE_CHECKING:
+    from rag_lsp.index.root_index import Index
 
 T = TypeVar("T")
 
