@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from rag_lsp import languages
 from rag_lsp.index.root_index import Index
+from rag_lsp.index.store.per_file import PerFile
 from rag_lsp.model import Definition, Reference
 
 if TYPE_CHECKING:
@@ -119,7 +120,7 @@ class IndexSymbolProvider:
                 if languages.same_family(path, definition.path)}
 
     def import_lines(self, path: str) -> frozenset[int]:
-        return frozenset(found.line for found in self._index.imports.get(path, ()))
+        return _IMPORT_LINES.get(self._index, path)
 
     def bases_in(self, path: str) -> frozenset[tuple[int, str]]:
         """(line, name) of each base class a file's class headers name, in languages whose patterns capture
@@ -146,3 +147,13 @@ class IndexSymbolProvider:
 
     def notes(self) -> list[ServerNote]:
         return []
+
+
+def _import_lines(index: Index, path: str) -> frozenset[int]:
+    return frozenset(found.line for found in index.imports.get(path, ()))
+
+
+# A bundle reads the import lines of every file that uses a popular name (a snapshot's record decoded each
+# time); kept per file version, as the bundle's other per-file values.
+IMPORT_LINES_KEPT = 1024
+_IMPORT_LINES = PerFile(_import_lines, IMPORT_LINES_KEPT)

@@ -433,6 +433,12 @@ def test_callers_kept_across_answers_follow_an_edit_of_the_using_file(tmp_path):
     fresh = Index(write_tree(tmp_path / "fresh", {**files, "b.py": edited}), use_cache=False)
     fresh.refresh()
     assert callers(index, kept) == callers(fresh, {}) == [("b.py", "other_b")]
+    # The import moves below a use on its old line: the file's import lines are read afresh too.
+    moved = "LOUD = clean(' a ')\nfrom a import clean\n"
+    index.set_file("b.py", moved)
+    fresh = Index(write_tree(tmp_path / "moved", {**files, "b.py": moved}), use_cache=False)
+    fresh.refresh()
+    assert callers(index, kept) == callers(fresh, {}) == [("b.py", "LOUD")]
 
 
 @pytest.mark.parametrize("name", ["cl100k", "estimate"])
