@@ -187,6 +187,18 @@ class BM25Index:
         ``KeyError`` for an id that is not indexed, as ``score_array``."""
         return self._at(self._slots(list(doc_ids)), self.segment.doc_len, self.mutable.slot_columns()[1])
 
+    def shared_terms(self, doc_id: int, terms: Iterable[str]) -> set[str]:
+        """Which of ``terms`` a document holds, read from its forward index (a reason that spells out a place's
+        matching words used to tokenize its text again); ``KeyError`` for an id not indexed."""
+        if doc_id in self.mutable:
+            held = set(self.mutable.terms_of(doc_id))
+            return {term for term in terms if term in held}
+        row = self.segment.row_of(doc_id)
+        if row < 0:
+            raise KeyError(doc_id)
+        numbers = set(self.segment.terms_of(row).tolist())
+        return {term for term in terms if self.segment.number(term) in numbers}
+
     def df(self, term: str) -> int:
         """How many documents contain ``term``."""
         return self.segment.df(term) + self.mutable.df(term)

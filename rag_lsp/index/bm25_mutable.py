@@ -290,6 +290,10 @@ class MutableBM25:
         """The number of tokens of every document."""
         return self._total_len
 
+    def terms_of(self, doc_id: int) -> tuple[str, ...]:
+        """A document's distinct terms; ``KeyError`` for an id not indexed."""
+        return self._doc_terms[self._slot_of[doc_id]] or ()
+
     def slot(self, doc_id: int) -> int:
         """The slot of an indexed document; ``KeyError`` otherwise."""
         return self._slot_of[doc_id]

@@ -104,6 +104,10 @@ class FrozenSegment:
         self.live -= 1
         self.live_length -= int(self.doc_len[row])
 
+    def terms_of(self, row: int) -> np.ndarray:
+        """The numbers of a row's distinct terms (the forward index)."""
+        return self.doc_terms[self.doc_ptr[row] : self.doc_ptr[row + 1]]
+
     def live_rows(self) -> np.ndarray:
         return np.flatnonzero(self.alive)
 

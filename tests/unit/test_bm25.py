@@ -443,6 +443,9 @@ def test_edits_after_add_many_match_rebuilt_reference(initial, ops, query, batch
                 target.remove(doc_id)
     assert snapshot(index) == snapshot(twin)
     assert index.top_k(query, 20) == twin.top_k(query, 20)
+    # A reason's matching words come from the forward index, in the segment and in the mutable part alike.
+    for doc_id, tokens in docs.items():
+        assert index.shared_terms(doc_id, query) == set(query) & set(tokens)
     if any(docs.values()):
         assert_matches_okapi(index, docs, query)
     else:
@@ -597,6 +600,9 @@ def test_edits_across_compactions_match_rebuilt_reference(initial, ops, query) -
         ids, tfs, lengths = index.postings(term)
         assert sorted(zip(ids.tolist(), tfs.tolist(), lengths.tolist())) == sorted(
             (doc_id, float(tokens.count(term)), len(tokens)) for doc_id, tokens in docs.items() if term in tokens)
+    # A reason's matching words come from the forward index, in the segment and in the mutable part alike.
+    for doc_id, tokens in docs.items():
+        assert index.shared_terms(doc_id, query) == set(query) & set(tokens)
     if any(docs.values()):
         assert_matches_okapi(index, docs, query)
     else:

@@ -9,7 +9,6 @@ chunk's score relative to the best score of all.
 
 from __future__ import annotations
 
-from rag_lsp.index.terms import path_tokens, tokenize
 from rag_lsp.retrieval.strategies.base import RELIABILITY, Finding, Skipped, StrategyContext
 
 NAME = "bm25"
@@ -38,7 +37,8 @@ def run(ctx: StrategyContext) -> list[Finding]:
     for rank, (path, (chunk_id, score)) in enumerate(best.items()):
         reason = f"bm25 {score:.2f}"
         if rank < EXPLAINED_FILES:
-            shared = wanted.intersection(tokenize(ctx.index.chunks.content(chunk_id)) + path_tokens(path))
+            # The chunk's BM25 terms are its text's and its path's tokens.
+            shared = ctx.index.bm25.shared_terms(chunk_id, wanted)
             reason += f": matches {', '.join(sorted(shared)[:EXPLAINED_TERMS])}"
         findings.append(Finding(path=path, strategy=NAME, anchor="bm25", weight=RELIABILITY["bm25"] * score / top,
                                 reason=reason, chunk_id=chunk_id))
