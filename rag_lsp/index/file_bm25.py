@@ -123,8 +123,11 @@ def _moved(index: Index, known: _Files) -> _Files | None:
     files = index.files
     if len(files) != len(known.paths):
         return None
-    changed = [path for path, entry in files.items() if known.entries.get(path) is not entry]
-    if len(changed) > MAX_MOVED_FILES or any(path not in known.entries for path in changed):
+    # The files the index's journal names since the table was made, else every file compared.
+    journal = index.changed_since(known.version)
+    candidates = files if journal is None else dict.fromkeys(journal)
+    changed = [path for path in candidates if known.entries.get(path) is not files.get(path)]
+    if len(changed) > MAX_MOVED_FILES or any(path not in known.entries or path not in files for path in changed):
         return None
     chunk_file, lengths = known.chunk_file, known.lengths
     top = max((max(files[path].chunk_ids, default=-1) for path in changed), default=-1)

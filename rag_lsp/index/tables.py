@@ -24,7 +24,7 @@ from __future__ import annotations
 import threading
 import weakref
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from operator import itemgetter
 from typing import TypeVar, cast
@@ -80,32 +80,57 @@ class WorkspaceTables:
 
     def sync(self, index: Index) -> None:
         # The index's version changes with every file added, changed or removed: the same version needs no
-        # comparison of entries (which cost a few milliseconds per question on 5,000 files).
+        # comparison of entries (which cost a few milliseconds per question on 5,000 files), and after an edit
+        # the index's journal names the files to compare.
         if index.version == self._version:
             return
+        journal = index.changed_since(self._version) if self._entries else None
         self._version = index.version
         files = index.files
-        if len(files) == len(self._entries) and all(self._entries.get(p) is e for p, e in files.items()):
+        # The paths to compare: those the journal names, in the order of the index's files (as a comparison of
+        # every file adds them), else every path.
+        named = list(files) if journal is None else _in_order_of(files, dict.fromkeys(journal))
+        stale = [p for p, e in self._entries.items() if files.get(p) is not e] if journal is None else \
+            [p for p in named if p in self._entries and files.get(p) is not self._entries[p]]
+        if not stale and len(files) == len(self._entries):
             return
         self._memo.clear()
-        stale = [p for p, e in self._entries.items() if files.get(p) is not e]
         # The same paths when every stale one is still there (changed, not removed) and none is new.
         if len(files) != len(self._entries) or any(path not in files for path in stale):
             self._path_memo.clear()
-        self._uses.clear()
+        # The uses of the names the changed files used, before and after, are found again (all of them when
+        # every file was compared).
+        forget = self._names_used(stale) if journal is not None else None
+        if forget is None:
+            self._uses.clear()
         references = index.references
         if not self._entries and references.stored is not None:
             self._stored = references.stored
         with paused_gc(keep=not self._entries):
             for path in stale:
                 self._remove(path)
-            for path, entry in files.items():
-                if path not in self._entries:
-                    if references.stored is self._stored and references.is_stored(path):
-                        self._add(path, entry, None)
-                    else:
-                        self._add(path, entry, references.get(path, ()))
+            added = [path for path in named if path in files and path not in self._entries]
+            for path in added:
+                entry = files[path]
+                if references.stored is self._stored and references.is_stored(path):
+                    self._add(path, entry, None)
+                else:
+                    self._add(path, entry, references.get(path, ()))
+        if forget is not None:
+            for name in forget | self._names_used(added):
+                self._uses.pop(name, None)
         self._sorted = None
+
+    def _names_used(self, paths: list[str]) -> set[str]:
+        """The names the files of ``paths`` use, as these tables hold them (the snapshot's for a file added
+        from it)."""
+        names: set[str] = set()
+        for path in paths:
+            if path in self._from_stored and self._stored is not None:
+                names.update(map(_NAME, self._stored.of(path)))
+            else:
+                names.update(self._used_in.get(path, ()))
+        return names
 
     @property
     def paths(self) -> list[str]:
@@ -228,6 +253,14 @@ class WorkspaceTables:
             users.pop(path, None)
             if not users:
                 del self._users[name]
+
+
+def _in_order_of(files: Mapping[str, object], paths: dict[str, None]) -> list[str]:
+    """``paths`` in the order of ``files`` (those not among them, removed, last)."""
+    if len(paths) < 2:
+        return list(paths)
+    position = {path: number for number, path in enumerate(files)}
+    return sorted(paths, key=lambda path: position.get(path, len(position)))
 
 
 @lru_cache(maxsize=1 << 16)

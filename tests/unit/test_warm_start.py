@@ -16,7 +16,7 @@ from rag_lsp.index.store import snapshot as snapshot_format
 from rag_lsp.index.store.code_links import file_links
 from rag_lsp.index.store.import_table import StoredImports
 from rag_lsp.index.store.snapshot_file import SnapshotError, SnapshotFile, SnapshotWriter
-from rag_lsp.index.tables import workspace_tables
+from rag_lsp.index.tables import WorkspaceTables, workspace_tables
 from rag_lsp.index.terms import tokenize
 from rag_lsp.model import Import
 from rag_lsp.retrieval.ranking.centrality import graph
@@ -107,6 +107,60 @@ def test_the_uses_of_a_name_are_its_references_grouped_by_file_after_edits_too(w
     for name, expected in grouped.items():
         assert tables.uses(name) == expected and list(tables.uses(name)) == list(expected)
     assert tables.uses("no_such_name") == {}
+
+
+def answers_of(tables: WorkspaceTables, index: Index) -> dict:
+    """What tables answer, in order: every name's uses (by file, in the tables' order) and the path lookups."""
+    names = sorted({r.name for path in index.files for r in index.references.get(path, ())} | {"gone_name"})
+    kept = {key: value for key, value in vars(tables).items()
+            if key not in ("_version", "_memo", "_path_memo", "_uses", "_stored", "_from_stored", "_references",
+                           "_users", "_used_in", "_entries", "_by_directory")}
+    return {"uses": {name: list(tables.uses(name).items()) for name in names}, "paths": sorted(tables._entries),
+            **kept}
+
+
+def test_tables_brought_up_to_date_from_the_journal_equal_tables_compared_file_by_file(workspace):
+    # Questions after edits bring the tables up to date from the files the index's journal names, forgetting
+    # only the uses of the names those files used; a second set of tables compares every file.
+    index = warm(workspace)
+    tables = workspace_tables(index)
+    names = sorted({r.name for path in index.files for r in index.references.get(path, ())})
+    for name in names:
+        tables.uses(name)
+    edits = [lambda: index.set_file("scripts/run_jobs.py", "def run_jobs(limiter):\n    return audit(limiter)\n"),
+             lambda: (index.set_file("scripts/firewall.py", "def gone_name():\n    return check_rate(1)\n"),
+                      index.set_file("scripts/new_job.py", "def new_job():\n    return run_jobs(gone_name)\n")),
+             lambda: index.remove_file("scripts/firewall.py"),
+             lambda: (index.set_file("scripts/new_job.py", "def new_job():\n    return 2\n"),
+                      index.set_file("scripts/run_jobs.py", "def run_jobs(limiter):\n    return includes(limiter)\n"))]
+    for edit in edits:
+        edit()
+        assert index.changed_since(tables._version)
+        synced = workspace_tables(index)
+        compared = WorkspaceTables()
+        compared.sync(index)
+        assert answers_of(synced, index) == answers_of(compared, index)
+
+
+def test_the_journal_names_each_change_until_it_cannot_reach_back(ledger_root, tmp_path, monkeypatch):
+    index = Index(ledger_root, cache_root=tmp_path / "cache")
+    index.refresh()
+    start = index.version
+    index.set_file("shop/ledger.py", "def post():\n    return 1\n")
+    index.set_file("shop/ledger.py", "def post():\n    return 1\n")  # The same text is no change.
+    index.set_file("shop/new.py", "x = 1\n")
+    index.remove_file("shop/limits.py")
+    assert index.changed_since(start) == ["shop/ledger.py", "shop/new.py", "shop/limits.py"]
+    assert index.changed_since(index.version) == []
+    assert index.changed_since(None) is None and index.changed_since((start[0] + 1, start[1])) is None
+    monkeypatch.setattr(root_index, "JOURNAL_CHANGES", 2)
+    middle = index.version
+    index.set_file("shop/new.py", "x = 2\n")
+    assert index.changed_since(middle) is None
+    index.save()
+    again = Index(ledger_root, cache_root=tmp_path / "cache")
+    again.refresh()
+    assert again.changed_since(again.version) == [] and again.changed_since((again.version[0], 0)) is None
 
 
 def test_what_is_derived_from_the_paths_alone_outlives_an_edit_and_not_a_new_file(workspace):

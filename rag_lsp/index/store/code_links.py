@@ -103,7 +103,11 @@ def loaded_links(index: Index, out: dict[str, frozenset[str]], definitions: Mapp
 def _update(index: Index, links: CodeLinks) -> None:
     """Bring ``links`` to the index's current files: the names of the changed files, then the links of every
     file whose links can have changed."""
-    changed = sorted(path for path, entry in index.files.items() if links.blobs.get(path) != entry.blob_id)
+    files = index.files
+    # After an edit, the files the index's journal names; links made afresh (no blobs yet) compare them all.
+    journal = index.changed_since(links.version) if links.blobs else None
+    candidates = files.keys() if journal is None else [path for path in dict.fromkeys(journal) if path in files]
+    changed = sorted(path for path in candidates if links.blobs.get(path) != files[path].blob_id)
     if not changed:
         return
     names = _names(links)
