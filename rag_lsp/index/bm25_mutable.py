@@ -281,9 +281,18 @@ class MutableBM25:
 
     def lengths(self) -> tuple[np.ndarray, np.ndarray]:
         """Every indexed document's id and length in tokens."""
+        return self.documents()[1:]
+
+    def documents(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every indexed document's slot, id and length in tokens."""
         slots = np.fromiter(self._slot_of.values(), dtype=_INT64_DTYPE, count=len(self._slot_of))
-        return (np.frombuffer(self._doc_id_at, dtype=_INT64_DTYPE)[slots],
+        return (slots, np.frombuffer(self._doc_id_at, dtype=_INT64_DTYPE)[slots],
                 np.frombuffer(self._doc_len, dtype=_INT64_DTYPE)[slots])
+
+    @property
+    def slot_count(self) -> int:
+        """How many slots there are, the graveyard and freed ones included: every slot is below it."""
+        return len(self._doc_len)
 
     @property
     def total_length(self) -> int:
@@ -324,7 +333,8 @@ class MutableBM25:
                 np.frombuffer(self._doc_len, dtype=_INT64_DTYPE))
 
     def export(self) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
-        """Every live posting, grouped by term: the terms, each posting's term number, document id and frequency.
+        """Every posting grouped by term, tombstones (slot 0) included: the terms, how many postings each has,
+        and each posting's slot and frequency (read-only views).
 
         Each term's arrays are joined as bytes in one C-level pass: a Python
         loop making numpy arrays per term cost more than the merge itself.
@@ -334,10 +344,7 @@ class MutableBM25:
         counts = np.fromiter(map(len, map(_SLOTS, postings)), dtype=np.int64, count=len(postings))
         slots = np.frombuffer(b"".join(map(_SLOTS, postings)), dtype=_INT64_DTYPE)
         tfs = np.frombuffer(b"".join(map(_TFS, postings)), dtype=np.float64)
-        numbers = np.repeat(np.arange(len(terms), dtype=np.int64), counts)
-        live = slots != _GRAVEYARD
-        doc_id_at = np.frombuffer(self._doc_id_at, dtype=_INT64_DTYPE)
-        return terms, numbers[live], doc_id_at[slots[live]], tfs[live]
+        return terms, counts, slots, tfs
 
     def _take_slot(self, doc_id: int, length: int) -> int:
         """Give a new document a slot, reusing a freed one when there is one."""

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 from tree_sitter import Tree
 
 from rag_lsp.gc_pause import paused_gc
+from rag_lsp.heap import release_free_memory
 from rag_lsp.index.admission import CONTENT_REASONS, DEFAULT_ADMISSION, Admission
 from rag_lsp.index.bm25_index import BM25Index
 from rag_lsp.index.cache import CachedFile, IndexCache, cache_path_for, decode, encode, fingerprint
@@ -583,6 +584,8 @@ class Index:
             if with_links:
                 file_links(self)
             self.bm25.compact()
+            # The merge's columns are freed; without this their heap pages stay resident through the writing.
+            release_free_memory()
             target = self.cache.snapshot_path if self.cache and self.cache.available else None
             meta = {**self._snapshot_identity(), "next_id": self._next_id}
             writer = None

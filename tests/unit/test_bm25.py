@@ -450,6 +450,32 @@ def test_edits_after_add_many_match_rebuilt_reference(initial, ops, query, batch
         assert_matches_okapi(index, docs, query)
     else:
         assert index.scores(query) == {}
+    index.compact()
+    assert_segment_layout(index.segment, docs)
+
+
+def assert_segment_layout(segment: FrozenSegment, docs: dict[int, list[str]]) -> None:
+    """The segment's arrays are exactly the layout of ``docs``, derived here from the documents alone: rows in
+    ascending id, terms in sorted order (only those some document has), postings term-major in ascending row,
+    each row's terms ascending, in the dtypes the snapshot stores."""
+    ids = sorted(docs)
+    terms = sorted({term for tokens in docs.values() for term in tokens})
+    number = {term: position for position, term in enumerate(terms)}
+    postings = [[(row, float(docs[doc_id].count(term))) for row, doc_id in enumerate(ids) if term in docs[doc_id]]
+                for term in terms]
+    forward = [sorted(number[term] for term in set(docs[doc_id])) for doc_id in ids]
+    arrays = segment.arrays()
+    assert list(segment.terms) == terms
+    assert {name: array.dtype.str for name, array in arrays.items()} == {
+        "term_ptr": "<i8", "post_doc": "<i4", "post_tf": "<f4", "doc_ids": "<i8", "doc_len": "<i4",
+        "doc_ptr": "<i8", "doc_terms": "<i4"}
+    assert arrays["doc_ids"].tolist() == ids
+    assert arrays["doc_len"].tolist() == [len(docs[doc_id]) for doc_id in ids]
+    assert arrays["term_ptr"].tolist() == np.cumsum([0, *map(len, postings)]).tolist()
+    assert arrays["post_doc"].tolist() == [row for found in postings for row, _ in found]
+    assert arrays["post_tf"].tolist() == [tf for found in postings for _, tf in found]
+    assert arrays["doc_ptr"].tolist() == np.cumsum([0, *map(len, forward)]).tolist()
+    assert arrays["doc_terms"].tolist() == [term for found in forward for term in found]
 
 
 def test_add_many_after_adds_and_removes_reuses_slots() -> None:
@@ -607,6 +633,8 @@ def test_edits_across_compactions_match_rebuilt_reference(initial, ops, query) -
         assert_matches_okapi(index, docs, query)
     else:
         assert index.scores(query) == {}
+    index.compact()
+    assert_segment_layout(index.segment, docs)
 
 
 def test_a_segment_saved_as_arrays_loads_back_and_scores_the_same() -> None:
@@ -668,15 +696,22 @@ def test_damaged_segment_arrays_are_refused(damage) -> None:
         FrozenSegment.from_arrays(terms, arrays)
 
 
-def test_the_mutable_part_exports_its_live_postings() -> None:
+def test_the_mutable_part_exports_its_postings_by_term_with_tombstones_at_the_graveyard() -> None:
     mutable = MutableBM25()
     mutable.add_many(HAND_CORPUS.items())
     mutable.remove(2)
-    terms, numbers, ids, tfs = mutable.export()
-    exported = sorted((terms[n], doc_id, tf) for n, doc_id, tf in zip(numbers.tolist(), ids.tolist(), tfs.tolist()))
+    mutable.remove(4)
+    terms, counts, slots, tfs = mutable.export()
+    slot_ids, ids, _ = mutable.documents()
+    id_of_slot = dict(zip(slot_ids.tolist(), ids.tolist()))
+    numbers = np.repeat(np.arange(len(terms)), counts)
+    exported = sorted((terms[n], id_of_slot[slot], tf)
+                      for n, slot, tf in zip(numbers.tolist(), slots.tolist(), tfs.tolist()) if slot != 0)
     expected = sorted((term, doc_id, float(tokens.count(term))) for doc_id, tokens in HAND_CORPUS.items()
-                      if doc_id != 2 for term in set(tokens))
+                      if doc_id not in (2, 4) for term in set(tokens))
     assert exported == expected
+    # The removed documents' terms that no other document has are gone; those shared left tombstones.
+    assert "limiter" not in terms and 0 in slots.tolist()
 
 
 def test_a_query_asked_before_and_after_each_edit_matches_the_rebuilt_reference() -> None:
