@@ -62,8 +62,8 @@ REBASE_CHUNKS = 16384
 JOURNAL_CHANGES = 1024
 
 Progress = Callable[[int, int], None]
-# A file to parse: path, text, raw bytes, size, mtime_ns.
-_Work = tuple[str, str, bytes, int, int]
+# A file to parse: path, text, blob id of its bytes, size, mtime_ns.
+_Work = tuple[str, str, str, int, int]
 # Numbers each Index of this process, so that two indexes of one root never share a version.
 _INSTANCES = itertools.count()
 
@@ -122,14 +122,15 @@ def chunk_terms(chunk: Chunk, path_terms: list[str] | None = None) -> list[str]:
     return tokenize(chunk.content) + (path_terms if path_terms is not None else path_tokens(chunk.path))
 
 
-def analyse(path: str, text: str, data: bytes | None = None) -> tuple[ParsedFile, list[list[str]]]:
-    """Parse one file and tokenize its chunks: the unit of work of a refresh."""
-    parsed = parse_file(path, text, data=data)
+def analyse(path: str, text: str, blob: str) -> tuple[ParsedFile, list[list[str]]]:
+    """Parse one file (``blob`` is the blob id of its bytes on disk) and tokenize its chunks: the unit of work
+    of a refresh."""
+    parsed = parse_file(path, text, blob=blob)
     path_terms = path_tokens(path)
     return parsed, [chunk_terms(chunk, path_terms) for chunk in parsed.chunks]
 
 
-def analyse_encoded(path: str, text: str, data: bytes) -> tuple[str, bytes]:
+def analyse_encoded(path: str, text: str, blob: str) -> tuple[str, bytes]:
     """``analyse`` in a worker process: the blob id and the cache's payload of the result.
 
     The payload (plain lists and strings, ``cache.encode``) is what the main
@@ -137,7 +138,7 @@ def analyse_encoded(path: str, text: str, data: bytes) -> tuple[str, bytes]:
     is pickled and unpickled as one string, and the main process only decodes
     it (a cold index of Django sent 74 MB of pickled objects).
     """
-    parsed, tokens = analyse(path, text, data)
+    parsed, tokens = analyse(path, text, blob)
     return parsed.blob_id, encode(parsed, tokens)
 
 
@@ -267,8 +268,9 @@ class Index:
             self._rebase_if_large()
             if progress:
                 progress(done, len(candidates))
+        wanted = len(to_parse)
         stats.parsed = self._parse_all(to_parse, done, len(candidates), progress, deadline)
-        if stats.parsed < len(to_parse):
+        if stats.parsed < wanted:
             stats.truncated = "seconds"
         with self.lock:
             stale = sorted(path for path in set(self.files) - seen if not (skip and skip(path)))
@@ -360,15 +362,17 @@ class Index:
             return "reused", None
         if stamp and stamp[0] == blob and self._install_cached(walked.path, blob, walked.size, walked.mtime_ns):
             return "reused", None
-        return "parse", (walked.path, loaded.text, loaded.data, walked.size, walked.mtime_ns)
+        # The bytes are not kept: the blob id is all the parse needs of them (Django: 33 MB of a cold index).
+        return "parse", (walked.path, loaded.text, blob, walked.size, walked.mtime_ns)
 
     def _parse_all(self, work: list[_Work], done: int, total: int, progress: Progress | None,
                    deadline: float | None = None) -> int:
         """Parse changed files (in worker processes when there are many) and install them in batches, until
-        the deadline; returns how many were installed."""
+        the deadline; returns how many were installed. ``work`` is emptied: once the workers have the files,
+        each text is held only until its file is parsed (Django's texts are 46 MB), not through the last save."""
         if not work:
             return 0
-        args = ([w[0] for w in work], [w[1] for w in work], [w[2] for w in work])
+        stamps = [(path, size, mtime) for path, _, _, size, mtime in work]
         workers = min(os.cpu_count() or 1, 8)
         pool: ProcessPoolExecutor | None = None
         if len(work) >= POOL_THRESHOLD and workers > 1:
@@ -381,11 +385,14 @@ class Index:
             pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("forkserver"))
         try:
             if pool:
-                encoded = pool.map(analyse_encoded, *args, chunksize=16)
-                results: Iterator[CachedFile] = (decode(path, blob, size, mtime, payload) for (path, _, _, size, mtime),
-                                                 (blob, payload) in zip(work, encoded))
+                # Every file is handed to the pool at once, which holds its text until a worker has parsed it.
+                encoded = pool.map(analyse_encoded, *zip(*(item[:3] for item in work)), chunksize=16)
+                work.clear()
+                results: Iterator[CachedFile] = (decode(path, blob, size, mtime, payload) for (path, size, mtime),
+                                                 (blob, payload) in zip(stamps, encoded))
             else:
-                results = (CachedFile(*analyse(path, text, data), size, mtime) for path, text, data, size, mtime in work)
+                results = (CachedFile(*analyse(path, text, blob), size, mtime)
+                           for path, text, blob, size, mtime in _taken(work))
             batch: list[CachedFile] = []
             installed = 0
             for entry in results:
@@ -639,6 +646,13 @@ class Index:
     def close(self) -> None:
         if self.cache:
             self.cache.close()
+
+
+def _taken(work: list[_Work]) -> Iterator[_Work]:
+    """The items of ``work`` in order, each dropped from the list as it is taken."""
+    work.reverse()
+    while work:
+        yield work.pop()
 
 
 class _Stamps:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from rag_lsp.index import cache as cache_module
+from rag_lsp.index.parsing.parse import blob_id
 from rag_lsp.index.root_index import Index, analyse
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "languages"
@@ -115,7 +116,7 @@ def test_a_payload_decodes_to_the_parse_it_encodes(sample):
     # Parse workers send their results as this payload (root_index.analyse_encoded), and the warm start reads
     # it back: every object must come back equal, field by field, in every language.
     path = f"src/{sample.name}"
-    parsed, tokens = analyse(path, sample.read_text(encoding="utf-8"))
+    parsed, tokens = analyse(path, sample.read_text(encoding="utf-8"), blob_id(sample.read_bytes()))
     raw = cache_module.encode(parsed, tokens)
     entry = cache_module.decode(path, parsed.blob_id, 7, 9, raw)
     assert parsed.chunks and parsed.definitions

@@ -6,6 +6,7 @@ import random
 import pytest
 from conftest import write_tree
 
+from rag_lsp.index.parsing.parse import blob_id
 from rag_lsp.index.root_index import Index, IndexBudget
 from rag_lsp.index.store.chunk_layout import Layout
 from rag_lsp.index.terms import tokenize
@@ -147,13 +148,18 @@ def test_parallel_parse_equals_serial(tmp_path, monkeypatch):
                                     f"class Shape{i}:\n    def area(self, x):\n        return nxt.function_{i}(x)\n\n\n"
                                     f"def function_{i}(x):\n    return os.path.join(x, '{i}')\n") for i in range(80)}
     root = write_tree(tmp_path / "many", files)
+    # A refresh parses from the text and the blob id of the bytes on disk, which a byte-order mark is part of.
+    with_bom = b"\xef\xbb\xbfdef marked():\n    return 1\n"
+    (root / "pkg" / "marked.py").write_bytes(with_bom)
     pooled = Index(root, use_cache=False)
     pooled.refresh()
     monkeypatch.setattr("rag_lsp.index.root_index.POOL_THRESHOLD", 10_000)
     serial = Index(root, use_cache=False)
     serial.refresh()
     assert snapshot(pooled) == snapshot(serial)
-    assert len(pooled.files) == 80
+    assert len(pooled.files) == 81
+    assert pooled.files["pkg/marked.py"].blob_id == serial.files["pkg/marked.py"].blob_id == blob_id(with_bom)
+    assert pooled.symbols.in_file("pkg/marked.py")[0].name == "marked"
     assert {path: list(pooled.references[path]) for path in files} == {path: list(serial.references[path]) for path in files}
     assert pooled.imports == serial.imports
     assert {path: pooled.symbols.in_file(path) for path in files} == {path: serial.symbols.in_file(path) for path in files}

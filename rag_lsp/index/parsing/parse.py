@@ -60,11 +60,13 @@ def parse_tree(language: str, source: bytes, old_tree: Tree | None = None) -> Tr
 
 
 def parse_file(path: str, text: str, *, language: str | None = None, data: bytes | None = None,
-               tree: Tree | None = None, reuse: NodeCache | None = None) -> ParsedFile:
+               blob: str | None = None, tree: Tree | None = None, reuse: NodeCache | None = None) -> ParsedFile:
     """Everything rag_lsp indexes about one file.
 
     ``data`` is the raw content as on disk (for the blob id); it defaults to
-    ``text`` encoded as UTF-8. ``tree`` lets a caller that parses
+    ``text`` encoded as UTF-8. ``blob`` is that blob id when the caller has it
+    already (a refresh computes it to look the file up in the cache), and then
+    the raw content is not needed. ``tree`` lets a caller that parses
     incrementally pass the tree it already has (masking secrets keeps every
     byte offset, so a tree of the unmasked text still fits); ``reuse`` is what
     the last parse of the same buffer found per top-level node
@@ -72,8 +74,9 @@ def parse_file(path: str, text: str, *, language: str | None = None, data: bytes
     and what unchanged nodes yielded is moved rather than made again (``per_node.py``).
     """
     language = language or languages.language_for_path(path)
-    raw = data if data is not None else text.encode("utf-8")
-    parsed = ParsedFile(path=path, language=language, blob_id=blob_id(raw))
+    if blob is None:
+        blob = blob_id(data if data is not None else text.encode("utf-8"))
+    parsed = ParsedFile(path=path, language=language, blob_id=blob)
     # Secrets are masked before anything is chunked or indexed; lines and byte offsets stay as they were.
     text = redact(text, path)
     spec = languages.spec(language)
