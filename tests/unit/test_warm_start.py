@@ -368,3 +368,38 @@ def test_links_loaded_from_a_snapshot_follow_edits_of_contents_only(workspace):
     again.set_file("scripts/firewall.py", firewall)
     (workspace / "scripts" / "firewall.py").write_text(firewall)
     assert derived(again) == derived(fresh(workspace))
+
+
+@pytest.mark.parametrize("edit", ["changed", "removed"])
+def test_an_edit_between_a_save_s_merge_and_its_writing_is_written_too(workspace, monkeypatch, edit):
+    """A save lets a waiting thread take the index's lock between its BM25 merge and its writing; an edit made
+    then (an editor's buffer changed, a file deleted) is in the snapshot, postings and links included."""
+    index = warm(workspace)
+    path = "scripts/firewall.py"
+    text = (workspace / path).read_text() + "\n\ndef zqx_meanwhile():\n    return 1\n"
+    unmerged = []
+    merge = Index._merge_for_saving
+
+    def merge_then_edit(self: Index, with_links: bool) -> None:
+        merge(self, with_links)
+        if not unmerged:
+            if edit == "changed":
+                self.set_file(path, text)
+            else:
+                self.remove_file(path)
+        unmerged.append((self.bm25.pending, self.bm25.segment.live < len(self.bm25.segment.alive)))
+
+    monkeypatch.setattr(Index, "_merge_for_saving", merge_then_edit)
+    index.save()
+    # The edit left documents to merge after the first merge; the second merged them before the writing.
+    assert unmerged[0] != (0, False) and unmerged[1] == (0, False)
+    assert index.cache is not None
+    loaded = snapshot_format.load(SnapshotFile(index.cache.snapshot_path), index._snapshot_identity())
+    files = {f.path: f for f in loaded.files}
+    assert len(loaded.segment.doc_ids) == sum(len(f.chunk_ids) for f in loaded.files) == len(index.bm25)
+    if edit == "changed":
+        assert files[path].blob_id == index.files[path].blob_id
+        assert loaded.segment.df("zqx") == index.bm25.df("zqx") == 1
+    else:
+        assert path not in files
+    assert loaded.links is not None
