@@ -3,7 +3,7 @@
 A snapshot save merges the BM25 postings through columns of tens of megabytes that live for a second.
 glibc serves such blocks with ``mmap`` and unmaps them when freed, but every such free raises its
 threshold for using ``mmap`` (up to 32 MB), so the next merge's columns come from the heap instead, and
-freeing them leaves the pages resident: on Django's cold index the main process kept some 60 MB it no
+freeing them leaves the pages resident: on Django's cold index the main process kept 40–100 MB it no
 longer used after each save, on top of the next save's peak. ``malloc_trim`` returns free heap pages to
 the system; elsewhere than glibc there is nothing to call and nothing is done.
 """
