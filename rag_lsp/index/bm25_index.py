@@ -107,11 +107,16 @@ class BM25Index:
             self.remove(doc_id)
         self.add(doc_id, tokens)
 
-    def compact(self) -> None:
-        """Fold the mutable part and the segment's live rows into one new segment (same scores)."""
+    def compact(self) -> bool:
+        """Fold the mutable part and the segment's live rows into one new segment (same scores); returns
+        whether there was anything to fold. With no document added or removed since the last fold the segment
+        is already that one, and is kept."""
+        if not self.pending and self.segment.live == len(self.segment.alive):
+            return False
         self.segment = FrozenSegment.merge(self.segment, self.mutable)
         self.mutable = MutableBM25()
         self._stale()
+        return True
 
     @property
     def pending(self) -> int:

@@ -620,12 +620,10 @@ class Index:
 
     def _merge_for_saving(self, with_links: bool) -> None:
         """Bring what a snapshot holds beside the files up to date: the links (``with_links``) and one BM25
-        segment of the live documents, merged only when documents were added or removed since the last."""
+        segment of the live documents (merged only when documents were added or removed since the last)."""
         if with_links:
             file_links(self)
-        segment = self.bm25.segment
-        if self.bm25.pending or segment.live < len(segment.alive):
-            self.bm25.compact()
+        if self.bm25.compact():
             # The merge's columns are freed; without this their heap pages stay resident through the writing.
             release_free_memory()
 

@@ -737,3 +737,14 @@ def test_a_query_asked_before_and_after_each_edit_matches_the_rebuilt_reference(
             docs[doc_id] = zipf_doc(rng, vocabulary, weights)
             index.replace(doc_id, docs[doc_id])
     assert_matches_okapi(index, docs, query)
+
+
+def test_compacting_an_already_compact_index_keeps_its_segment() -> None:
+    index = BM25Index()
+    index.add_many(HAND_CORPUS.items())
+    assert index.compact()
+    segment = index.segment
+    assert not index.compact() and index.segment is segment
+    index.remove(3)
+    assert index.compact() and index.segment is not segment
+    assert_segment_layout(index.segment, {doc_id: tokens for doc_id, tokens in HAND_CORPUS.items() if doc_id != 3})
