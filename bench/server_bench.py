@@ -17,6 +17,10 @@ checkouts taking turns, and their samples are pooled).
    parse, every chunk re-indexed) in a second index of the same file, so that
    the timed edits find the records their own last edit left (as in a server,
    which never re-indexes an open buffer from scratch between keystrokes).
+   typing: the same, for a statement typed a character at a time into a
+   function's body at twelve random places (about half of the keystrokes
+   leave a syntax error, as typing does; such a file once cost a full
+   extraction on every keystroke); the run reports how many did.
 2. edit-then-ask: through a real ``rag-lsp serve`` over stdio (real language
    servers switched off, as in ``served`` below), ``didChange``
    inserting a comment with a fresh word, then at once ``ragLsp/context`` for
@@ -46,7 +50,12 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rag_lsp.workspace.documents import TextEdit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "e2e"))
 
@@ -65,8 +74,46 @@ def generated_module(functions: int = 1000) -> str:
 
 
 def edit_latency(tmp: Path, rounds: int = ROUNDS) -> dict:
-    from rag_lsp.index.root_index import Index
+    """One-line insertions at random lines, each timed until indexed, beside the baseline."""
     from rag_lsp.workspace.documents import TextEdit
+
+    rng = random.Random(7)
+    lines = generated_module().count("\n")
+    edits = (TextEdit(line, 0, line, 0, f"# edit {version}\n")
+             for version, line in enumerate((rng.randrange(0, lines) for _ in range(rounds)), 2))
+    return _timed_edits(tmp, edits)
+
+
+# Typed one character at a time as a new first line of a function's body: about half of its prefixes
+# (``value =``, ``value = compute(request, [1,``) are not valid Python.
+TYPED = "value = compute(request, [1, 2])"
+TYPING_PLACES = 12
+
+
+def typing_latency(tmp: Path) -> dict:
+    """A statement typed a character at a time into each of ``TYPING_PLACES`` random functions, each keystroke
+    timed until indexed, beside the baseline; also how many of the keystrokes left the file with a syntax
+    error."""
+    from rag_lsp.workspace.documents import TextEdit
+
+    rng = random.Random(7)
+    functions = [number for number, line in enumerate(generated_module().split("\n")) if line.startswith("def ")]
+
+    def edits() -> Iterator[TextEdit]:
+        # Places are chosen in the generated text and typed from the last one up, so that each place's line
+        # number still holds when it is reached.
+        for line in sorted(rng.sample(functions, TYPING_PLACES), reverse=True):
+            yield TextEdit(line + 1, 0, line + 1, 0, "    \n")
+            for column, character in enumerate(TYPED, 4):
+                yield TextEdit(line + 1, column, line + 1, column, character)
+
+    return _timed_edits(tmp, edits())
+
+
+def _timed_edits(tmp: Path, edits: Iterable[TextEdit]) -> dict:
+    """Each edit through ``Session.change_document`` into an open generated module, timed until indexed (wall
+    clock and process CPU), and the same text indexed from scratch in a second index (the baseline)."""
+    from rag_lsp.index.root_index import Index
     from rag_lsp.workspace.session import Session
 
     root = tmp / "edit"
@@ -78,23 +125,23 @@ def edit_latency(tmp: Path, rounds: int = ROUNDS) -> dict:
     session.add_root(root)
     session.index_roots()
     session.open_document(path, text, 1)
-    rng = random.Random(7)
     incremental, incremental_cpu, full = [], [], []
+    with_errors = 0
     baseline = Index(root, use_cache=False)
     baseline.refresh()
-    for version in range(2, rounds + 2):
-        line = rng.randrange(0, text.count("\n"))
-        edit = TextEdit(line, 0, line, 0, f"# edit {version}\n")
+    for version, edit in enumerate(edits, 2):
         began, began_cpu = time.perf_counter(), time.process_time()
         session.change_document(path, version, [edit])
         incremental.append((time.perf_counter() - began) * 1000)
         incremental_cpu.append((time.process_time() - began_cpu) * 1000)
-        current = session.documents[path].text
+        document = session.documents[path]
+        with_errors += document.tree is not None and document.tree.root_node.has_error
         began = time.perf_counter()
-        baseline.set_file("big.py", current)
+        baseline.set_file("big.py", document.text)
         full.append((time.perf_counter() - began) * 1000)
     return {"incremental": incremental, "incremental_cpu": incremental_cpu, "full": full,
-            "lines": session.documents[path].text.count("\n")}
+            "lines": session.documents[path].text.count("\n"), "with_errors": with_errors,
+            "edits": len(incremental)}
 
 
 async def edit_then_ask(tmp: Path, rounds: int = 100) -> dict:
@@ -183,6 +230,8 @@ def child(mode: str, root: str, repeats: int) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         if mode == "edit":
             return edit_latency(Path(tmp))
+        if mode == "typing":
+            return typing_latency(Path(tmp))
         if mode == "ask":
             return asyncio.run(edit_then_ask(Path(tmp)))
         if mode in ("served", "served-ls"):
@@ -205,7 +254,7 @@ def _pool(found: dict[str, dict], mode: str, result: dict) -> None:
         found[mode] = result
         return
     for key, value in result.items():
-        if isinstance(value, list) or key in ("seen", "rounds"):
+        if isinstance(value, list) or key in ("seen", "rounds", "with_errors", "edits"):
             found[mode][key] += value
 
 
@@ -214,7 +263,7 @@ def main() -> None:
     parser.add_argument("root", type=Path, nargs="?", help="a workspace of over 1,000 files")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--code", action="append", default=[], metavar="LABEL=DIR")
-    parser.add_argument("--modes", default="edit,ask,served,served-ls,local,local-edit")
+    parser.add_argument("--modes", default="edit,typing,ask,served,served-ls,local,local-edit")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--child", nargs=3, metavar=("MODE", "ROOT", "REPEATS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -228,7 +277,7 @@ def main() -> None:
     for mode in modes:
         # The edit modes run once per repeat, the checkouts taking turns, and pool their samples: on a shared
         # machine the load then falls on each checkout alike. The others repeat their questions inside one run.
-        for _ in range(args.repeats if mode in ("edit", "ask") else 1):
+        for _ in range(args.repeats if mode in ("edit", "typing", "ask") else 1):
             for label, code in codes.items():
                 loads.append(os.getloadavg()[0])
                 _pool(results[label], mode, measure(mode, args.root, args.repeats, Path(code).resolve()))
@@ -256,6 +305,12 @@ def main() -> None:
         if "edit" in found:
             print(f"- {label}: one-line edit until indexed, CPU time of the process "
                   f"{median_p95(found['edit']['incremental_cpu'])}")
+        if "typing" in found:
+            typing = found["typing"]
+            print(f"- {label}: typing a statement, each keystroke until indexed {median_p95(typing['incremental'])} "
+                  f"(CPU time {median_p95(typing['incremental_cpu'])}; baseline, a full re-parse and re-index, "
+                  f"{median_p95(typing['full'])}); {typing['with_errors']} of {typing['edits']} keystrokes left a "
+                  "syntax error")
     for label, found in results.items():
         if "served" in found:
             print(f"- {label}: {found['served']['files']} files, initial indexing {found['served']['indexing_s']:.1f} s")

@@ -12,8 +12,15 @@ node now is; the others are queried with ``QueryCursor.set_byte_range`` over
 their byte ranges, and what those queries find outside them (a match that
 overlaps the range) is dropped, since it belongs to a node that was reused.
 
-A tree with a syntax error is queried whole (error recovery lets a match
-reach across top-level nodes); reuse starts again when the text parses.
+While a statement is being typed the buffer is often not valid code. A
+top-level node holding a syntax error is what error recovery made of it in
+this parse, which may depend on the text around it, so it is queried on every
+parse and never kept; the nodes without an error are reused as in a valid
+tree. (Until 2026-12-03 any error sent the whole tree to the queries: typing
+a statement into a 5,000-line file cost a full extraction on every other
+keystroke.) Each dirty stretch is a query run of its own; past
+``MAX_RANGES`` stretches one run over the whole tree is cheaper, and its finds
+are filed the same way.
 
 What a node yielded is handed on per node (``NodeFound``), so that nesting,
 qualified names and chunks can be kept per node too (``per_node.py``); the
@@ -73,6 +80,9 @@ class NodeFound:
     built: Built | None = None
 
 
+# Byte ranges queried apart at most; more dirty stretches than this are queried in one run over the tree.
+MAX_RANGES = 8
+
 Extract = Callable[[Node, list[tuple[int, int]] | None], Found]
 
 
@@ -93,16 +103,9 @@ class NodeCache:
         self._by_key = {}
 
     def extract(self, path: str, language: str, root: Node, source: bytes,
-                extract: Extract) -> list[tuple[Node, NodeFound]] | None:
+                extract: Extract) -> list[tuple[Node, NodeFound]]:
         """What a full query run over ``root`` would find, per top-level node, querying only the nodes not seen
-        before; None when the tree has to be queried whole (``extract(root, None)``)."""
-        if root.has_error:
-            # Error recovery can make one match span several top-level nodes (and two separate byte ranges),
-            # so what a node yields no longer depends on its text alone: query the whole tree, and start
-            # afresh once the text parses again.
-            self.language, self._by_key = "", {}
-            self.reused, self.queried = 0, len(root.children)
-            return None
+        before (and those holding a syntax error)."""
         if (path, language, root.type) != (self.path, self.language, self.root_type):
             self.path, self.language, self.root_type, self._by_key = path, language, root.type, {}
         comments = languages.spec(language).comments
@@ -113,19 +116,24 @@ class NodeCache:
         results: list[NodeFound | None] = []
         dirty: list[int] = []
         for position, key in enumerate(keys):
-            bucket = old.get(key)
+            # A node holding a syntax error is what error recovery made of it in this parse, which may
+            # depend on the text around it: it is queried every time, and not kept.
+            bucket = old.get(key) if not nodes[position].has_error else None
             results.append(bucket.pop() if bucket else None)
-            if not bucket and results[-1] is None:
+            if results[-1] is None:
                 dirty.append(position)
         if dirty:
-            found = extract(root, _ranges(nodes, dirty))
+            ranges = _ranges(nodes, dirty)
+            # Each range is a query run of its own: past a few, one run over the whole tree costs less.
+            found = extract(root, ranges if len(ranges) <= MAX_RANGES else None)
             for position in dirty:
                 results[position] = NodeFound([], [], [])
             _distribute(found, nodes, starts, results, set(dirty))
         per_node: list[tuple[Node, NodeFound]] = []
         for node, key, result in zip(nodes, keys, results):
             assert result is not None
-            fresh.setdefault(key, []).append(result)
+            if not node.has_error:
+                fresh.setdefault(key, []).append(result)
             per_node.append((node, result))
         self._by_key = fresh
         self.reused, self.queried = len(nodes) - len(dirty), len(dirty)

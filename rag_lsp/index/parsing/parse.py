@@ -113,10 +113,9 @@ def _parse_with_tree(parsed: ParsedFile, ctx: ChunkContext, source: bytes, tree:
         raise RuntimeError(f"no grammar for {parsed.language}")
     extractor = _Extractor(parsed, ctx, source)
     if reuse is not None:
-        per_node = reuse.extract(parsed.path, parsed.language, tree.root_node, source, extractor.extract)
-        if per_node is not None:
-            assemble(parsed, ctx, extractor.spec, per_node)
-            return
+        assemble(parsed, ctx, extractor.spec,
+                 reuse.extract(parsed.path, parsed.language, tree.root_node, source, extractor.extract))
+        return
     found = extractor.extract(tree.root_node, None)
     parsed.definitions, spans = resolve(parsed.path, extractor.spec, found.definitions)
     parsed.references = [Reference(name, parsed.path, line, kind) for name, line, kind in found.sorted_references()]
