@@ -574,8 +574,7 @@ class Index:
             self._journal.clear()
             self._journal_start = self._changes
             if loaded.links is not None:
-                # The index's references are updated in place by later installs: the links keep the snapshot's.
-                self.links = loaded_links(self, loaded.links, loaded.definitions, ReferenceMap(loaded.references))
+                self.links = loaded_links(self, loaded.links, loaded.definitions)
         return set(self.files)
 
     def save(self, with_links: bool = True) -> None:

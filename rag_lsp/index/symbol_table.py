@@ -119,6 +119,20 @@ class SymbolIndex:
     def by_name(self, name: str) -> list[Definition]:
         return sorted(_members(self._by_name.get(name)), key=_definition_order)
 
+    def files_defining(self, name: str, most: int) -> set[str] | None:
+        """The files defining ``name``, or None when more than ``most`` do (or none)."""
+        found = self._by_name.get(name)
+        if found is None:
+            return None
+        if not isinstance(found, set):
+            return {found.path}
+        paths: set[str] = set()
+        for definition in found:
+            paths.add(definition.path)
+            if len(paths) > most:
+                return None
+        return paths
+
     def lookup(self, text: str) -> list[Definition]:
         """Definitions a name as written in prose or code refers to, most specific first.
 

@@ -38,6 +38,23 @@ def test_refresh_indexes_the_workspace(ledger_root):
     assert index.symbols.lookup("shop.currency.convert")[0].path == "shop/currency.py"
 
 
+def test_files_defining_a_name_up_to_a_bound(tmp_path):
+    # The code graph links a file to the files defining the names it uses while they are few (``code_links``).
+    files = {f"pkg/m{i}.py": "def shared():\n    pass\n" for i in range(4)}
+    files["pkg/many.py"] = "class A:\n    def twice(self):\n        pass\n\n\nclass B:\n    def twice(self):\n        pass\n"
+    files["pkg/three.py"] = "def three():\n    pass\n"
+    files["pkg/three_b.py"] = "def three():\n    pass\n"
+    files["pkg/three_c.py"] = "def three():\n    pass\n"
+    index = Index(write_tree(tmp_path / "ws", files), use_cache=False)
+    index.refresh()
+    symbols = index.symbols
+    assert symbols.files_defining("twice", 3) == {"pkg/many.py"}  # two definitions, one file
+    assert symbols.files_defining("three", 3) == {"pkg/three.py", "pkg/three_b.py", "pkg/three_c.py"}
+    assert symbols.files_defining("three", 2) is None
+    assert symbols.files_defining("shared", 3) is None and len(symbols.files_defining("shared", 4) or ()) == 4
+    assert symbols.files_defining("absent", 3) is None
+
+
 def test_set_file_and_remove_file_equal_a_fresh_index(ledger_root, tmp_path):
     live = Index(ledger_root, use_cache=False)
     live.refresh()

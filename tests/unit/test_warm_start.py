@@ -311,7 +311,8 @@ def test_files_rejected_for_their_content_are_not_read_again_while_unchanged(wor
 def test_a_warm_start_loads_the_links_it_saved_and_they_equal_a_rebuild(workspace):
     Index(workspace).refresh()
     index = warm(workspace)
-    assert index.links is not None and index.links.names is None  # loaded, not computed
+    # Loaded, not computed: no file's names were derived.
+    assert index.links is not None and index.links.basis is not None and not index.links.names.defined
     loaded = dict(index.links.out)
     rebuilt = fresh(workspace)
     with rebuilt.lock:
@@ -354,20 +355,23 @@ def test_a_snapshot_with_bad_links_or_an_older_format_is_rebuilt(workspace, chan
 
 def test_links_loaded_from_a_snapshot_follow_edits_of_contents_only(workspace):
     """No file added or removed: the loaded links are updated in place, from the names the snapshot's files
-    had (a renamed class loses its users' links), between runs and then in the same process."""
+    had (a renamed class loses its users' links), between runs and then in the same process; only the changed
+    files' names are derived (the others' users are read from the snapshot's columns)."""
     Index(workspace).refresh()
     limiter = workspace / "scripts" / "limits" / "rate_limiter.py"
     limiter.write_text(limiter.read_text().replace("class FixedWindow", "class SlidingWindow"))
     index = warm(workspace)
-    assert index.stats.parsed == 1 and index.links is not None and index.links.names is not None
+    assert index.stats.parsed == 1 and index.links is not None
+    assert set(index.links.names.defined) == {"scripts/limits/rate_limiter.py"}
     assert derived(index) == derived(fresh(workspace))
 
     again = warm(workspace)
-    assert again.links is not None and again.links.names is None
+    assert again.links is not None and not again.links.names.defined
     firewall = (workspace / "scripts" / "firewall.py").read_text().replace("class Firewall", "class Gate")
     again.set_file("scripts/firewall.py", firewall)
     (workspace / "scripts" / "firewall.py").write_text(firewall)
     assert derived(again) == derived(fresh(workspace))
+    assert set(again.links.names.defined) == {"scripts/firewall.py"}
 
 
 @pytest.mark.parametrize("edit", ["changed", "removed"])

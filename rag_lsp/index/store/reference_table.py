@@ -77,6 +77,19 @@ class StoredReferences:
             found[path] = [_make((name, path, lines[i], strings[kinds[i]])) for i in range(start, end)]
         return found
 
+    def files_using(self, names: set[str]) -> list[str]:
+        """The files with a reference to any of ``names``, in the snapshot's order: one pass over the name
+        column."""
+        ids = self._ids()
+        numbers = [ids[name] for name in names if name in ids]
+        if not numbers:
+            return []
+        # A table over the string numbers rather than ``np.isin`` or ``np.unique`` (which import ``numpy.ma``).
+        wanted = np.zeros(len(self._strings), dtype=bool)
+        wanted[numbers] = True
+        files = self._files[wanted[self._names]]
+        return [self.paths[number] for number in _numbers(np.flatnonzero(np.bincount(files)))] if len(files) else []
+
     def _ids(self) -> dict[str, int]:
         if self._name_ids is None:
             strings = self._strings
