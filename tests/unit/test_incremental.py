@@ -84,34 +84,30 @@ def edit_equals_a_full_parse(document: OpenDocument, cache: NodeCache, *edits: T
         assert_same(incremental, parse_file(path, document.text))
 
 
-def test_a_one_line_edit_queries_only_the_nodes_it_touched() -> None:
-    path = "argparse.py"
+def opened(path: str) -> tuple[OpenDocument, NodeCache]:
+    """A buffer of one of ``FILES`` and its node cache after a first parse."""
     document = OpenDocument(path, FILES[path], 1)
     cache = NodeCache()
     parse_file(path, document.text, tree=document.tree, reuse=cache)
-    total = cache.reused + cache.queried
-    line = next(i for i, (_, content) in enumerate(split_lines(document.text)) if content.startswith("def "))
-    document.apply(TextEdit(line + 1, 0, line + 1, 0, "    unused = 1\n"))
-    incremental = parse_file(path, document.text, tree=document.reparse(), reuse=cache)
-    assert_same(incremental, parse_file(path, document.text))
-    # The edited function is queried again, and so are the nodes whose key holds it: the next node, and the
-    # comments above that node with the node itself. Every other top-level node is reused.
-    assert 1 <= cache.queried <= 6 and cache.reused == total - cache.queried
+    return document, cache
 
 
-def test_a_syntax_error_in_one_function_queries_only_the_nodes_around_it() -> None:
-    # While a statement is typed the buffer is often not valid code; the nodes without the error are reused.
+# While a statement is typed the buffer is often not valid code: the nodes without the error are reused too.
+@pytest.mark.parametrize("inserted", ["    unused = 1\n", "    value = compute(\n"])
+def test_a_one_line_edit_queries_only_the_nodes_it_touched(inserted) -> None:
     path = "argparse.py"
-    document = OpenDocument(path, FILES[path], 1)
-    cache = NodeCache()
-    parse_file(path, document.text, tree=document.tree, reuse=cache)
+    document, cache = opened(path)
     total = cache.reused + cache.queried
     line = next(i for i, (_, content) in enumerate(split_lines(document.text)) if content.startswith("def "))
-    document.apply(TextEdit(line + 1, 0, line + 1, 0, "    value = compute(\n"))
+    document.apply(TextEdit(line + 1, 0, line + 1, 0, inserted))
     tree = document.reparse()
-    assert tree is not None and tree.root_node.has_error
+    assert tree is not None and tree.root_node.has_error == inserted.endswith("(\n")
     incremental = parse_file(path, document.text, tree=tree, reuse=cache)
     assert_same(incremental, parse_file(path, document.text, tree=tree))
+    if not tree.root_node.has_error:
+        assert_same(incremental, parse_file(path, document.text))
+    # The edited function is queried again, and so are the nodes whose key holds it: the next node, and the
+    # comments above that node with the node itself. Every other top-level node is reused.
     assert 1 <= cache.queried <= 6 and cache.reused == total - cache.queried
 
 
@@ -120,9 +116,7 @@ def test_errors_in_many_places_at_once_equal_a_full_parse() -> None:
     # changed nodes than are queried range by range (``MAX_RANGES``): the tree is queried once in full, and the
     # nodes not changed are still reused.
     path = "argparse.py"
-    document = OpenDocument(path, FILES[path], 1)
-    cache = NodeCache()
-    parse_file(path, document.text, tree=document.tree, reuse=cache)
+    document, cache = opened(path)
     classes = [i for i, (_, content) in enumerate(split_lines(document.text)) if content.startswith("class ")]
     assert len(classes) > 2 * MAX_RANGES
     for line in reversed(classes[: 2 * MAX_RANGES]):
