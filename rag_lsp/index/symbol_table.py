@@ -120,10 +120,10 @@ class SymbolIndex:
         return sorted(_members(self._by_name.get(name)), key=_definition_order)
 
     def files_defining(self, name: str, most: int) -> set[str] | None:
-        """The files defining ``name``, or None when more than ``most`` do (or none)."""
+        """The files defining ``name`` (none: empty), or None when more than ``most`` do."""
         found = self._by_name.get(name)
         if found is None:
-            return None
+            return set()
         if not isinstance(found, set):
             return {found.path}
         paths: set[str] = set()

@@ -52,7 +52,7 @@ def test_files_defining_a_name_up_to_a_bound(tmp_path):
     assert symbols.files_defining("three", 3) == {"pkg/three.py", "pkg/three_b.py", "pkg/three_c.py"}
     assert symbols.files_defining("three", 2) is None
     assert symbols.files_defining("shared", 3) is None and len(symbols.files_defining("shared", 4) or ()) == 4
-    assert symbols.files_defining("absent", 3) is None
+    assert symbols.files_defining("absent", 3) == set()
 
 
 def test_set_file_and_remove_file_equal_a_fresh_index(ledger_root, tmp_path):

@@ -8,12 +8,13 @@ from pathlib import Path, PurePosixPath
 
 import numpy as np
 import pytest
+from conftest import write_tree
 
 from rag_lsp.index import root_index
 from rag_lsp.index.root_index import Index
 from rag_lsp.index.store import import_table
 from rag_lsp.index.store import snapshot as snapshot_format
-from rag_lsp.index.store.code_links import file_links
+from rag_lsp.index.store.code_links import MAX_DEFINITIONS, file_links
 from rag_lsp.index.store.import_table import StoredImports
 from rag_lsp.index.store.snapshot_file import SnapshotError, SnapshotFile, SnapshotWriter
 from rag_lsp.index.tables import WorkspaceTables, workspace_tables
@@ -372,6 +373,35 @@ def test_links_loaded_from_a_snapshot_follow_edits_of_contents_only(workspace):
     (workspace / "scripts" / "firewall.py").write_text(firewall)
     assert derived(again) == derived(fresh(workspace))
     assert set(again.links.names.defined) == {"scripts/firewall.py"}
+
+
+def test_links_follow_a_name_whose_definers_cross_the_bound(tmp_path):
+    """A name defined in more than ``MAX_DEFINITIONS`` files links nothing: its users' links change when an edit
+    takes its definers across that bound, one file at a time or several in one update (the update skips the
+    users of names defined too widely both before and after)."""
+    files = {f"pkg/d{i}.py": ("def shared():\n    return 1\n" if i < MAX_DEFINITIONS else "x = 1\n")
+             for i in range(MAX_DEFINITIONS + 3)}
+    files["pkg/user.py"] = "def use():\n    return shared()\n"
+    root = write_tree(tmp_path / "ws", files)
+    Index(root).refresh()
+    index = warm(root)
+
+    def links_of_user() -> frozenset[str]:
+        with index.lock:
+            return file_links(index).out["pkg/user.py"]
+
+    assert links_of_user() == {f"pkg/d{i}.py" for i in range(MAX_DEFINITIONS)}
+    index.set_file(f"pkg/d{MAX_DEFINITIONS}.py", "def shared():\n    return 2\n")
+    assert links_of_user() == set()
+    index.set_file(f"pkg/d{MAX_DEFINITIONS}.py", "x = 1\n")
+    assert links_of_user() == {f"pkg/d{i}.py" for i in range(MAX_DEFINITIONS)}
+    # Three definers more in one update: six, from three.
+    for i in range(MAX_DEFINITIONS, MAX_DEFINITIONS + 3):
+        index.set_file(f"pkg/d{i}.py", "def shared():\n    return 3\n")
+    assert links_of_user() == set()
+    for i in range(MAX_DEFINITIONS, MAX_DEFINITIONS + 3):
+        index.set_file(f"pkg/d{i}.py", "x = 1\n")
+    assert links_of_user() == {f"pkg/d{i}.py" for i in range(MAX_DEFINITIONS)}
 
 
 @pytest.mark.parametrize("edit", ["changed", "removed"])

@@ -121,6 +121,11 @@ def _update(index: Index, links: CodeLinks) -> None:
         renamed |= names.set_file(path, before, defined, used)
         links.blobs[path] = files[path].blob_id
     affected = set(changed)
+    # Each changed file adds or removes one definer of a name at most, so a name defined in more than
+    # ``MAX_DEFINITIONS + len(changed)`` files now was defined in more than ``MAX_DEFINITIONS`` before too: it
+    # linked nothing and links nothing, and its users (``get``: most files) need no new links.
+    most = MAX_DEFINITIONS + len(changed)
+    renamed = {name for name in renamed if index.symbols.files_defining(name, most) is not None}
     if renamed and len(affected) < len(files):
         affected |= _users(index, names, renamed)
     moved = False
@@ -160,7 +165,7 @@ def _links_of(index: Index, path: str, used: frozenset[str]) -> frozenset[str]:
                 found.add(target)
     for name in used:
         targets = index.symbols.files_defining(name, MAX_DEFINITIONS)
-        if targets is not None:
+        if targets:
             found |= targets
     found.discard(path)
     return frozenset(found)
