@@ -113,12 +113,13 @@ class NodeCache:
         starts = [node.start_byte for node in nodes]
         keys = [_key(nodes, position, source, comments) for position in range(len(nodes))]
         old, fresh = self._by_key, {}
+        # A node holding a syntax error is what error recovery made of it in this parse, which may depend on the
+        # text around it: it is queried every time, and not kept. (Asked of the nodes only when the tree has one.)
+        broken = {position for position, node in enumerate(nodes) if node.has_error} if root.has_error else set()
         results: list[NodeFound | None] = []
         dirty: list[int] = []
         for position, key in enumerate(keys):
-            # A node holding a syntax error is what error recovery made of it in this parse, which may
-            # depend on the text around it: it is queried every time, and not kept.
-            bucket = old.get(key) if not nodes[position].has_error else None
+            bucket = old.get(key) if position not in broken else None
             results.append(bucket.pop() if bucket else None)
             if results[-1] is None:
                 dirty.append(position)
@@ -130,9 +131,9 @@ class NodeCache:
                 results[position] = NodeFound([], [], [])
             _distribute(found, nodes, starts, results, set(dirty))
         per_node: list[tuple[Node, NodeFound]] = []
-        for node, key, result in zip(nodes, keys, results):
+        for position, (node, key, result) in enumerate(zip(nodes, keys, results)):
             assert result is not None
-            if not node.has_error:
+            if position not in broken:
                 fresh.setdefault(key, []).append(result)
             per_node.append((node, result))
         self._by_key = fresh

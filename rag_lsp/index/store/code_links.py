@@ -121,13 +121,13 @@ def _update(index: Index, links: CodeLinks) -> None:
         renamed |= names.set_file(path, before, defined, used)
         links.blobs[path] = files[path].blob_id
     affected = set(changed)
-    # Each changed file adds or removes one definer of a name at most, so a name defined in more than
-    # ``MAX_DEFINITIONS + len(changed)`` files now was defined in more than ``MAX_DEFINITIONS`` before too: it
-    # linked nothing and links nothing, and its users (``get``: most files) need no new links.
-    most = MAX_DEFINITIONS + len(changed)
-    renamed = {name for name in renamed if index.symbols.files_defining(name, most) is not None}
     if renamed and len(affected) < len(files):
-        affected |= _users(index, names, renamed)
+        # Each changed file adds or removes one definer of a name at most, so a name defined in more than
+        # ``MAX_DEFINITIONS + len(changed)`` files now was defined in more than ``MAX_DEFINITIONS`` before too:
+        # it linked nothing and links nothing, and its users (``get``: most files) need no new links.
+        most = MAX_DEFINITIONS + len(changed)
+        affected |= _users(index, names, {name for name in renamed
+                                          if index.symbols.files_defining(name, most) is not None})
     moved = False
     for path in affected:
         used = names.used.get(path)
