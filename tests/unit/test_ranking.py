@@ -75,9 +75,8 @@ def ask(index, text, top_k=10, config=DEFAULT_RANKING):
     return retrieve(index, ContextRequest(text, top_k=top_k), config=config)
 
 
-def test_file_bm25_equals_bm25_over_the_concatenated_chunks(index):
-    terms = parse_query("how are routes registered on the router").terms
-    got = file_scores(index, terms)
+def expected_file_scores(index, terms):
+    """BM25 over each file's chunks taken as one document, written out."""
     documents = {path: Counter(t for chunk_id in entry.chunk_ids for t in chunk_terms(index.chunks[chunk_id]))
                  for path, entry in index.files.items()}
     average = sum(sum(d.values()) for d in documents.values()) / len(documents)
@@ -92,8 +91,39 @@ def test_file_bm25_equals_bm25_over_the_concatenated_chunks(index):
                 total += repeats * idf * counts[term] * 2.2 / (counts[term] + norm)
         if total > 0:
             expected[path] = total
+    return expected
+
+
+def assert_file_scores_as_written_out(index, terms):
+    got = file_scores(index, terms)
+    expected = expected_file_scores(index, terms)
     assert got.keys() == expected.keys()
     assert all(got[path] == pytest.approx(expected[path]) for path in expected)
+
+
+def test_file_bm25_equals_bm25_over_the_concatenated_chunks(index):
+    assert_file_scores_as_written_out(index, parse_query("how are routes registered on the router").terms)
+
+
+def test_file_bm25_follows_edits_and_the_segment_it_reads(index):
+    """The same terms asked again after each change: the files and frequencies remembered for a term, and each
+    segment row's file, must not outlive the index version or the segment they were read from."""
+    terms = parse_query("how are routes registered on the router").terms
+    others = parse_query("the application owns one route").terms
+    routing = index.root / "app" / "routing.py"
+    text = routing.read_text()
+    index.bm25.compact()
+    assert_file_scores_as_written_out(index, terms)
+    # The edit removes segment rows (one file's old chunks) and adds chunks to the mutable part.
+    index.set_file("app/routing.py", text.replace("routes", "paths"))
+    assert_file_scores_as_written_out(index, terms)
+    # A new segment without its dead rows: terms not asked yet read it through a new row-to-file column.
+    index.bm25.compact()
+    assert_file_scores_as_written_out(index, others)
+    assert_file_scores_as_written_out(index, terms)
+    index.set_file("app/routing.py", text + "\n\ndef more_routes():\n    return 'route routes'\n")
+    index.set_file("app/extra_routes.py", "ROUTES = ['routes', 'router']\n")
+    assert_file_scores_as_written_out(index, terms)
 
 
 def test_after_edits_the_file_table_is_the_one_built_from_scratch(index):
