@@ -111,8 +111,8 @@ class LexicalRanker:
             for definition in index.symbols.lookup(name):
                 self._boost(index, definition, NAMED_BOOST, f"symbol: `{name}` is defined here", candidates)
         for word in query.words:
-            definitions = index.symbols.by_name(word)
-            if 0 < len(definitions) <= MAX_WORD_DEFINITIONS:
+            if 0 < index.symbols.count(word) <= MAX_WORD_DEFINITIONS:
+                definitions = index.symbols.by_name(word)
                 for definition in definitions:
                     self._boost(index, definition, WORD_BOOST / len(definitions),
                                 f"symbol: '{word}' names this {definition.kind}", candidates)

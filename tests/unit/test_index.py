@@ -38,7 +38,7 @@ def test_refresh_indexes_the_workspace(ledger_root):
     assert index.symbols.lookup("shop.currency.convert")[0].path == "shop/currency.py"
 
 
-def test_files_defining_a_name_up_to_a_bound(tmp_path):
+def test_files_defining_and_counting_a_names_definitions(tmp_path):
     # The code graph links a file to the files defining the names it uses while they are few (``code_links``).
     files = {f"pkg/m{i}.py": "def shared():\n    pass\n" for i in range(4)}
     files["pkg/many.py"] = "class A:\n    def twice(self):\n        pass\n\n\nclass B:\n    def twice(self):\n        pass\n"
@@ -53,6 +53,12 @@ def test_files_defining_a_name_up_to_a_bound(tmp_path):
     assert symbols.files_defining("three", 2) is None
     assert symbols.files_defining("shared", 3) is None and len(symbols.files_defining("shared", 4) or ()) == 4
     assert symbols.files_defining("absent", 3) == set()
+    # Counting a name's definitions, as ``by_name`` would list them, without sorting them.
+    for name in ("twice", "three", "shared", "absent"):
+        assert symbols.count(name) == len(symbols.by_name(name))
+    assert [symbols.count(name) for name in ("twice", "three", "shared", "absent")] == [2, 3, 4, 0]
+    index.remove_file("pkg/three_c.py")
+    assert symbols.count("three") == 2
 
 
 def test_set_file_and_remove_file_equal_a_fresh_index(ledger_root, tmp_path):

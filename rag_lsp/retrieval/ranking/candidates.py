@@ -97,15 +97,13 @@ def definitions(index: Index, query: Query, forms: Sequence[str] = ()) -> list[L
         for definition in index.symbols.by_name(name)[:PER_NAME]:
             _add(index, listed, definition, f"defines {definition.name}, spelled in the question")
     for word in query.words:
-        found = index.symbols.by_name(word)
-        if 0 < len(found) <= MAX_WORD_DEFINITIONS:
-            for definition in found:
+        if 0 < index.symbols.count(word) <= MAX_WORD_DEFINITIONS:
+            for definition in index.symbols.by_name(word):
                 _add(index, listed, definition, f"defines '{word}'")
     for form in forms:
         for name in (form.capitalize(), form):
-            found = index.symbols.by_name(name)
-            if 0 < len(found) <= MAX_WORD_DEFINITIONS:
-                for definition in found:
+            if 0 < index.symbols.count(name) <= MAX_WORD_DEFINITIONS:
+                for definition in index.symbols.by_name(name):
                     _add(index, listed, definition, f"defines {definition.name}, named by '{form}'")
     return list(listed.values())
 

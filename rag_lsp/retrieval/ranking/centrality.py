@@ -88,9 +88,13 @@ def dependencies(index: Index, path: str, start_line: int, end_line: int, taken:
         seen.add(reference.name)
         if len(seen) > NAMES_PER_PLACE:
             break
-        defined = [d for d in index.symbols.by_name(reference.name) if d.path != path]
-        if len({d.path for d in defined}) == 1 and defined[0].path not in taken:
-            found.append(defined[0])
+        # The files defining the name, counted only up to two (a common name has thousands of definitions).
+        others = index.symbols.files_defining(reference.name, 2)
+        if others is None:
+            continue
+        others.discard(path)
+        if len(others) == 1 and (other := others.pop()) not in taken:
+            found.append(next(d for d in index.symbols.by_name(reference.name) if d.path == other))
             if len(found) == DEPENDENCIES_PER_PLACE:
                 break
     return found
