@@ -122,7 +122,8 @@ def path_words(index: Index, tables: WorkspaceTables, query: Query) -> list[List
         return []
     total = max(len(index.files), 1)
     buckets = tables.memo("path stems", lambda: _path_stems(tables), paths_only=True)
-    # Each file's name, stemmed, as it is asked for (a common word matches hundreds of files), until a file changes.
+    # File names, stemmed, as they are asked for (a common word matches hundreds of files, and many share a name:
+    # ``__init__.py``, ``index.js``, a vendored copy's every file), until a path changes.
     name_stems = tables.memo("file name stems", dict[str, str], paths_only=True)
     score: dict[str, float] = {}
     matched: dict[str, list[str]] = {}
@@ -137,9 +138,10 @@ def path_words(index: Index, tables: WorkspaceTables, query: Query) -> list[List
         # in other paths; otherwise a word in many paths says nothing about which.
         exact = set()
         for path in found:
-            name_stem = name_stems.get(path)
+            name = path.rsplit("/", 1)[-1]
+            name_stem = name_stems.get(name)
             if name_stem is None:
-                name_stem = name_stems[path] = stem(_file_stem(path))
+                name_stem = name_stems[name] = stem(_file_stem(name))
             if name_stem == root:
                 exact.add(path)
         if len(found) > max(MIN_PATH_FILES, MAX_PATH_SHARE * total):
@@ -162,8 +164,8 @@ def _path_stems(tables: WorkspaceTables) -> dict[str, list[tuple[str, str]]]:
     return buckets
 
 
-def _file_stem(path: str) -> str:
-    name = path.rsplit("/", 1)[-1]
+def _file_stem(name: str) -> str:
+    """A file name without its extensions, underscores and dashes, in lower case."""
     return name.split(".", 1)[0].replace("_", "").replace("-", "").lower()
 
 
