@@ -29,7 +29,8 @@ DESIGNED_SIGNALS = (("definition", 1.3), ("documented", 1.2), ("recent", 1.1), (
                     ("example", EXAMPLE_FACTOR))
 OFF_BY_DEFAULT = frozenset({"definition", "documented", "header", "barrel", "kind"})
 SIGNALS = tuple((name, 1.0 if name in OFF_BY_DEFAULT else factor) for name, factor in DESIGNED_SIGNALS)
-STAGES = ("fusion", "rerank", "graph", "coherence", "backfill", "dependencies", "window", "expansion", "variants")
+STAGES = ("fusion", "rerank", "graph", "coherence", "companions", "backfill", "dependencies", "window", "expansion",
+          "variants")
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +41,8 @@ class RankingConfig:
     rerank: bool = True
     graph: bool = True
     coherence: bool = True
+    # A strong hit's companion files (its header, its declarations: ``companions.py``) share its score.
+    companions: bool = True
     backfill: bool = True
     dependencies: bool = True
     window: bool = True

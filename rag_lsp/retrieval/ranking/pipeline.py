@@ -43,6 +43,7 @@ from rag_lsp.path_kinds import copy_family
 from rag_lsp.retrieval.rank import Candidate
 from rag_lsp.retrieval.ranking import candidates as lists
 from rag_lsp.retrieval.ranking.centrality import dependencies, question_graph
+from rag_lsp.retrieval.ranking.companions import companions
 from rag_lsp.retrieval.ranking.config import RankingConfig
 from rag_lsp.retrieval.ranking.expansion import feedback_terms, prose_words, word_variants
 from rag_lsp.retrieval.ranking.rerank import PathKind, PathTraits, factors, path_traits, read_signals
@@ -60,6 +61,8 @@ MAX_LEXICAL = 0.95
 EVIDENCE_DEPTH = 200
 # Graph bonuses, in the lexical share: a linked file of a strong hit (scaled by the hit), the most central file.
 EDGE_BONUS = 0.05
+# A strong hit's companion file gains this much lexical share, scaled by the hit (``companions.py``).
+COMPANION_BONUS = 0.2
 CENTRALITY_BONUS = 0.05
 # A hit this close to the best is strong enough to lend its neighbours the edge bonus.
 STRONG_HIT = 0.5
@@ -144,6 +147,8 @@ def rank_staged(ctx: StrategyContext, evidence: list[Candidate], limit: int, con
         _graph_bonus(ctx, places)
     if config.coherence and not ctx.message.is_report:
         _coherence(places)
+    if config.companions:
+        _companion_bonus(ctx, places)
     chosen = _select(places, limit, config)
     if config.dependencies:
         chosen += _dependencies(ctx, chosen, places)
@@ -251,6 +256,35 @@ def _graph_bonus(ctx: StrategyContext, places: dict[int, _Place]) -> None:
             score, source = lent[place.path]
             place.bonus += EDGE_BONUS * score / top
             place.why.append(f"graph: linked to {source}")
+
+
+def _companion_bonus(ctx: StrategyContext, places: dict[int, _Place]) -> None:
+    """The companion of a strong hit's file (its header, its declarations, its grammar: ``companions.py``) gains
+    a share of the hit's score at its best place, or at its best BM25 chunk when it had none."""
+    if not places:
+        return
+    scored = sorted(((place.score, place) for place in places.values()),
+                    key=lambda item: (-item[0], item[1].path, item[1].chunk_id))
+    top = scored[0][0]
+    if top <= 0:
+        return
+    best: dict[str, _Place] = {}
+    for _, place in scored:
+        best.setdefault(place.path, place)
+    lent: dict[str, tuple[float, str]] = {}
+    for score, hit in [item for item in scored if best[item[1].path] is item[1]][:STRONG_HITS]:
+        if score < STRONG_HIT * top:
+            break
+        for other in companions(ctx.tables, hit.path):
+            if other not in lent and not ctx.tables.is_secret(other):
+                lent[other] = (score, hit.path)
+    missing = [path for path in lent if path not in best]
+    for path, chunk_id in lists.best_chunks(ctx.index, ctx.query.terms, missing).items():
+        best[path] = _place(ctx, places, chunk_id, path)
+    for path, (score, source) in lent.items():
+        if path in best:
+            best[path].bonus += COMPANION_BONUS * score / top
+            best[path].why.append(f"companion of {source}")
 
 
 def _coherence(places: dict[int, _Place]) -> None:
