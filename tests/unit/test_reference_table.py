@@ -36,6 +36,21 @@ def test_stored_references_answer_what_the_lists_say():
     assert stored({}).uses_of("run") == {} and len(stored({})) == 0
 
 
+def test_uses_of_every_name_in_a_random_table_are_the_lists_own():
+    # Names spread over many files, in and out of order within a file: the rows read in name order must give
+    # each name's uses grouped by file in the snapshot's order, each file's in its own order.
+    rng = np.random.default_rng(7)
+    names = [f"name{i}" for i in range(40)]
+    files = {f"f{number:03}.py": [Reference(names[int(rng.integers(0, 40) ** 2 // 40)], f"f{number:03}.py",
+                                            int(rng.integers(1, 500)), "call" if rng.random() < 0.8 else "base")
+                                  for _ in range(int(rng.integers(0, 30)))]
+             for number in range(60)}
+    table = stored(files)
+    for name in names:
+        grouped = {path: [r for r in refs if r.name == name] for path, refs in files.items()}
+        assert table.uses_of(name) == {path: refs for path, refs in grouped.items() if refs}
+
+
 def test_files_installed_or_removed_hide_the_snapshot_rows():
     references = ReferenceMap(stored(FILES))
     assert dict(references) == {"a.py": FILES["a.py"], "c.py": FILES["c.py"]}

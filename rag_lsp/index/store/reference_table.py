@@ -39,6 +39,8 @@ class StoredReferences:
         bounds = np.searchsorted(self._files, np.arange(len(paths) + 1)).tolist()
         self._bounds = {path: (bounds[i], bounds[i + 1]) for i, path in enumerate(paths) if bounds[i] < bounds[i + 1]}
         self._name_ids: dict[str, int] | None = None
+        # The rows in name order and where each name's rows begin (``_by_name``), made when first asked.
+        self._name_rows: tuple[np.ndarray, np.ndarray] | None = None
 
     def __len__(self) -> int:
         return len(self._names)
@@ -60,13 +62,15 @@ class StoredReferences:
         return list(map(_make, zip(names, repeat(path, end - start), _numbers(self._lines[rows]), kinds)))
 
     def uses_of(self, name: str) -> dict[str, list[Reference]]:
-        """Each file's references to ``name``, files in the snapshot's order and references in each file's:
-        one comparison over the whole name column, where walking the files that use a popular name cost more
-        than the rest of a first question."""
+        """Each file's references to ``name``, files in the snapshot's order and references in each file's,
+        read from the rows in name order (``_by_name``): a comparison over the whole name column cost every
+        new name 15 ms at 100,000 files (3.2 million references), where walking the files that use a popular
+        name had cost more than the rest of a first question."""
         number = self._ids().get(name)
         if number is None:
             return {}
-        rows = np.flatnonzero(self._names == number)
+        order, starts = self._by_name()
+        rows = order[int(starts[number]):int(starts[number + 1])]
         files = self._files[rows]
         bounds = [0, *(np.flatnonzero(np.diff(files)) + 1).tolist(), len(rows)]
         paths, lines, kinds = self.paths, _numbers(self._lines[rows]), _numbers(self._kinds[rows])
@@ -96,6 +100,16 @@ class StoredReferences:
             # The numbers the column holds, ascending (``np.unique`` would import ``numpy.ma`` for it).
             self._name_ids = {strings[n]: n for n in _numbers(np.flatnonzero(np.bincount(self._names)))}
         return self._name_ids
+
+    def _by_name(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every row in name order, a name's rows in file order (a stable sort), and where the rows of each
+        name number begin: made once, 0.4 s and 13 MB for 3.2 million references, 0.02 s on Django."""
+        if self._name_rows is None:
+            order = np.argsort(self._names, kind="stable").astype(np.int32)
+            starts = np.zeros(int(self._names.max(initial=-1)) + 2, dtype=np.int64)
+            np.cumsum(np.bincount(self._names), out=starts[1:])
+            self._name_rows = order, starts
+        return self._name_rows
 
 
 def _numbers(column: np.ndarray) -> list[int]:
