@@ -6,7 +6,7 @@ from conftest import write_tree
 
 from rag_lsp.index.parsing.parse import parse_file
 from rag_lsp.index.root_index import Index
-from rag_lsp.index.store.reference_table import ReferenceMap, StoredReferences
+from rag_lsp.index.store.reference_table import SCANS_BEFORE_SORT, ReferenceMap, StoredReferences
 from rag_lsp.index.tables import workspace_tables
 from rag_lsp.model import Reference
 
@@ -46,9 +46,12 @@ def test_uses_of_every_name_in_a_random_table_are_the_lists_own():
                                   for _ in range(int(rng.integers(0, 30)))]
              for number in range(60)}
     table = stored(files)
-    for name in names:
+    # Twice: the first names are found by scanning the name column, the rest (and all again) in name order.
+    assert len(names) < SCANS_BEFORE_SORT * 2
+    for name in names * 2:
         grouped = {path: [r for r in refs if r.name == name] for path, refs in files.items()}
         assert table.uses_of(name) == {path: refs for path, refs in grouped.items() if refs}
+    assert table._name_rows is not None
 
 
 def test_files_installed_or_removed_hide_the_snapshot_rows():
