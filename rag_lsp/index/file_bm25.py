@@ -113,11 +113,12 @@ def _term_files(index: Index, files: _Files, term: str) -> tuple[np.ndarray, np.
     segment = index.bm25.segment
     row_file = _row_file(segment, files)
     number = segment.number(term)
-    frequencies = np.zeros(count + 1)
     if number >= 0:
         start, stop = int(segment.term_ptr[number]), int(segment.term_ptr[number + 1])
-        frequencies += np.bincount(row_file[segment.post_doc[start:stop]], weights=segment.post_tf[start:stop],
-                                   minlength=count + 1)
+        frequencies = np.bincount(row_file[segment.post_doc[start:stop]], weights=segment.post_tf[start:stop],
+                                  minlength=count + 1)
+    else:
+        frequencies = np.zeros(count + 1)
     doc_ids, tfs, _ = index.bm25.mutable.postings(term)
     if len(doc_ids):
         owners = np.full(len(doc_ids), count, dtype=np.int64)
@@ -143,7 +144,7 @@ def _row_file(segment: FrozenSegment, files: _Files) -> np.ndarray:
     if files.rows is not None and files.rows[0] is segment:
         return files.rows[1]
     count = len(files.paths)
-    row_file = np.full(len(segment.doc_ids), count, dtype=np.int64)
+    row_file = np.full(len(segment.doc_ids), count, dtype=np.int32)
     inside = segment.doc_ids < len(files.chunk_file)
     row_file[inside] = files.chunk_file[segment.doc_ids[inside]]
     row_file[row_file < 0] = count

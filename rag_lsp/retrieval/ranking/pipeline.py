@@ -61,10 +61,10 @@ MAX_LEXICAL = 0.95
 EVIDENCE_DEPTH = 200
 # Graph bonuses, in the lexical share: a linked file of a strong hit (scaled by the hit), the most central file.
 EDGE_BONUS = 0.05
+CENTRALITY_BONUS = 0.05
 # A strong hit's companion file gains this much lexical share, scaled by the hit (``companions.py``).
 COMPANION_BONUS = 0.2
-CENTRALITY_BONUS = 0.05
-# A hit this close to the best is strong enough to lend its neighbours the edge bonus.
+# A hit this close to the best is strong enough to lend its neighbours the edge bonus, and its companions theirs.
 STRONG_HIT = 0.5
 STRONG_HITS = 5
 # A file's best place gains this much lexical share, scaled by the file's total against the top file's.
