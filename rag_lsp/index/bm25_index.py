@@ -172,11 +172,9 @@ class BM25Index:
         return list(zip(doc_ids[order].tolist(), scores[order].tolist()))
 
     def postings(self, term: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The documents that contain ``term``: their ids, the term's frequency in each, and their lengths.
-
-        For scores over groups of documents (a file's chunks), which need the
-        raw statistics rather than each document's own BM25 score.
-        """
+        """The documents that contain ``term``: their ids, the term's frequency in each, and their lengths
+        (the raw statistics, for callers that need more than a document's BM25 score: which chunks hold a
+        word, ``strategies/base.py``)."""
         rows, tfs = self.segment.postings(term)
         ids, more_tfs, lengths = self.mutable.postings(term)
         return (np.concatenate([self.segment.doc_ids[rows], ids]), np.concatenate([tfs, more_tfs]),

@@ -121,11 +121,7 @@ def _term_files(index: Index, files: _Files, term: str) -> tuple[np.ndarray, np.
         frequencies = np.zeros(count + 1)
     doc_ids, tfs, _ = index.bm25.mutable.postings(term)
     if len(doc_ids):
-        owners = np.full(len(doc_ids), count, dtype=np.int64)
-        inside = doc_ids < len(files.chunk_file)
-        owners[inside] = files.chunk_file[doc_ids[inside]]
-        owners[owners < 0] = count
-        frequencies += np.bincount(owners, weights=tfs, minlength=count + 1)
+        frequencies += np.bincount(_owners(files, doc_ids), weights=tfs, minlength=count + 1)
     present = np.flatnonzero(frequencies[:count])
     # Frequencies are whole numbers far below 2**24, so 32-bit floats hold them exactly, in half the memory.
     found = (present.astype(np.int32), frequencies[present].astype(np.float32))
@@ -141,15 +137,19 @@ def _row_file(segment: FrozenSegment, files: _Files) -> np.ndarray:
     """The file number of each of ``segment``'s rows (``len(files.paths)`` for one whose chunk no file holds),
     made once per segment and table. A removed row needs no check of its own: chunk ids are never reused
     (``Index._install``), so a removed chunk is in no file's list and the table maps it to -1."""
-    if files.rows is not None and files.rows[0] is segment:
-        return files.rows[1]
+    if files.rows is None or files.rows[0] is not segment:
+        files.rows = (segment, _owners(files, segment.doc_ids))
+    return files.rows[1]
+
+
+def _owners(files: _Files, chunk_ids: np.ndarray) -> np.ndarray:
+    """The file number of each chunk id, ``len(files.paths)`` (a bin past the files) for one no file holds."""
     count = len(files.paths)
-    row_file = np.full(len(segment.doc_ids), count, dtype=np.int32)
-    inside = segment.doc_ids < len(files.chunk_file)
-    row_file[inside] = files.chunk_file[segment.doc_ids[inside]]
-    row_file[row_file < 0] = count
-    files.rows = (segment, row_file)
-    return row_file
+    owners = np.full(len(chunk_ids), count, dtype=np.int32)
+    inside = chunk_ids < len(files.chunk_file)
+    owners[inside] = files.chunk_file[chunk_ids[inside]]
+    owners[owners < 0] = count
+    return owners
 
 
 def _files(index: Index) -> _Files:
