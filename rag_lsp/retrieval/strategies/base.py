@@ -299,13 +299,19 @@ class StrategyContext:
         return PathMatch(tuple(sorted(best)), complete)
 
     def resolve_directory(self, written: str) -> list[str]:
-        """Workspace directories a written directory path means, by the longest path suffix."""
+        """Workspace directories a written directory path means, by the longest path suffix.
+
+        As for files (``resolve_path``'s ``complete``), a path of several folders of which only the last is
+        here names the reporter's own directory (``/home/user/.cache/bat``, ``/etc/app``), not a namesake
+        folder of the workspace: the suffix must reach two folders, the whole written path, or the whole
+        workspace directory."""
         parts = _path_parts(written, str(self.index.root))
         if not parts:
             return []
         scored = [(common_suffix(parts, d.split("/")), d) for d in self.tables.directories_named(parts[-1])]
         best = max((score for score, _ in scored), default=0)
-        return [d for score, d in scored if score == best and score]
+        return [d for score, d in scored if score == best and score
+                and (score >= 2 or score == len(parts) or score == d.count("/") + 1)]
 
     def files_under(self, directory: str) -> list[str]:
         """Indexed files under a directory, in path order, within the listing budget."""

@@ -66,6 +66,16 @@ def test_a_directory_spreads_over_its_files(tmp_path):
     assert all(weight < 0.9 for weight in found.values())
 
 
+def test_the_reporters_own_directory_does_not_name_a_namesake_folder(tmp_path):
+    # ``~/.cache/util`` shares only its last folder with ``pydicom/util``: a directory on the reporter's machine.
+    for text in ("'/home/user/.cache/util' is empty", "no config in /etc/util/"):
+        assert paths.run(context_for(tmp_path / str(len(text)), REPO, text)) == []
+    # Two folders of the suffix, or the whole written path, still name it.
+    for text in ("see /home/user/src/pydicom/util/ for the helpers", "the helpers under /util/ are slow"):
+        found = heaviest(paths.run(context_for(tmp_path / str(len(text)), REPO, text)))
+        assert set(found) == {"pydicom/util/__init__.py", "pydicom/util/codify.py", "pydicom/util/dump.py"}
+
+
 def test_paths_climbing_out_of_the_workspace_and_secrets_are_dropped(tmp_path):
     ctx = context_for(tmp_path, REPO, "read ../../../etc/passwd and ../setup.py and .env please")
     assert paths.run(ctx) == []
