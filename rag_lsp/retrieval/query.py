@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from rag_lsp.index.terms import tokenize
 
 _BACKTICKED = re.compile(r"`([^`\n]{1,200})`")
+# A backticked span that is one word, as file names are (``ku``, ``out_forward``, ``en-gb``).
+_ONE_WORD = re.compile(r"[A-Za-z_][\w-]*")
 _QUALIFIED = re.compile(r"\b[A-Za-z_][\w]*(?:(?:\.|::|#)[A-Za-z_][\w]*)+")
 _CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
 _IDENTIFIER = re.compile(r"\b[A-Za-z_]\w*\b")
@@ -45,6 +47,9 @@ class Query:
     names: tuple[str, ...]
     # Plain words that may also name a symbol (``Ledger``, ``settings``).
     words: tuple[str, ...]
+    # Backticked spans that are one word: the writer marked them as code, so each names something, a symbol
+    # or else a module (the ``ku`` locale).
+    backticked: tuple[str, ...] = ()
 
     @property
     def empty(self) -> bool:
@@ -56,8 +61,9 @@ def parse_query(text: str) -> Query:
     names: list[str] = []
     if one := _ONE_NAME.match(text):
         names.append(one.group(1).replace("->", ".").replace("\\", "."))
-    for match in _BACKTICKED.finditer(text):
-        names.extend(_NAME_IN_CODE.findall(match.group(1)))
+    backticked = [match.group(1) for match in _BACKTICKED.finditer(text)]
+    for span in backticked:
+        names.extend(_NAME_IN_CODE.findall(span))
     names.extend(m.group(0) for m in _QUALIFIED.finditer(text) if not _FILE_SUFFIX.search(m.group(0)))
     names.extend(m.group(1) for m in _CALL.finditer(text))
     identifiers = _IDENTIFIER.findall(text)
@@ -72,4 +78,5 @@ def parse_query(text: str) -> Query:
         terms=tuple(tokenize(text)),
         names=tuple(dict.fromkeys(n for n in cleaned if n)),
         words=tuple(dict.fromkeys(words)),
+        backticked=tuple(dict.fromkeys(span for span in backticked if _ONE_WORD.fullmatch(span))),
     )

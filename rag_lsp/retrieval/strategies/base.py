@@ -11,6 +11,7 @@ within the budgets, and the reliability table that the weights start from.
 from __future__ import annotations
 
 import bisect
+import math
 import posixpath
 import re
 import time
@@ -312,6 +313,19 @@ class StrategyContext:
         best = max((score for score, _ in scored), default=0)
         return [d for score, d in scored if score == best and score
                 and (score >= 2 or score == len(parts) or score == d.count("/") + 1)]
+
+    def rarity(self, word: str) -> float:
+        """How rare a word is in the code: 1.0 in one chunk, falling to 0 for a word in every chunk.
+
+        "element" or "type" may name a single definition and still be said about
+        everything; a word the code rarely uses ("reindl") means its definition.
+        """
+        terms = tokenize(word)
+        total = len(self.index.chunks)
+        containing = self.index.bm25.df(terms[0]) if terms else 0
+        if total <= 1 or containing <= 1:
+            return 1.0
+        return max(0.0, math.log(total / containing) / math.log(total))
 
     def files_under(self, directory: str) -> list[str]:
         """Indexed files under a directory, in path order, within the listing budget."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from rag_lsp.index.module_map import common_suffix, module_key, segments, strip_layout
-from rag_lsp.path_kinds import is_code_path
+from rag_lsp.path_kinds import is_code_path, is_unknown_path
 from rag_lsp.retrieval.strategies.base import (
     CODE_SAMPLE_FACTOR,
     RELIABILITY,
@@ -35,9 +35,18 @@ _MEMBER_SEGMENTS = 2
 def run(ctx: StrategyContext) -> list[Finding]:
     names = [n for n in ctx.query.names if re.search(r"\.|::", n)] + _PHP_NAME.findall(ctx.query.text)
     names = [n for n in dict.fromkeys(names) if segments(n)[0] not in _RECEIVERS]
-    if not names:
-        raise Skipped("no qualified names in the message")
+    bare = _bare_modules(ctx)
+    if not names and not bare:
+        raise Skipped("no qualified names or backticked module names in the message")
     findings = []
+    for name, files in bare.items():
+        in_prose = ctx.message.in_prose(name)
+        # A word in a good share of the code is the project's own vocabulary (its name: `jq` in jq), which says
+        # little about one module; a rare one (`ku`) says much.
+        weight = (RELIABILITY["module_path"] * ctx.rarity(name) * specificity(len(files))
+                  * (1.0 if in_prose else CODE_SAMPLE_FACTOR))
+        findings.extend(Finding(path=path, strategy=NAME, anchor=name, in_prose=in_prose, weight=weight,
+                                reason=f"module `{name}`") for path in files)
     for name in names:
         # A module is code; documentation pages named like it (``iam.rst``) are not what the name means.
         files = [path for path in ctx.index.symbols.modules.resolve(name) if is_code_path(path)]
@@ -54,6 +63,21 @@ def run(ctx: StrategyContext) -> list[Finding]:
                 weight=weight * (1.0 if in_prose else CODE_SAMPLE_FACTOR),
                 reason=f"module path `{name}`"))
     return findings
+
+
+def _bare_modules(ctx: StrategyContext) -> dict[str, list[str]]:
+    """Backticked single words that no definition has but source files are named for (the `ku` locale is
+    ``locale/ku.js``; `out_forward` is ``plugin/out_forward.rb``), each with those files. A word a definition
+    has is the symbols strategy's; a file named for it as well would only repeat that evidence."""
+    found = {}
+    for name in ctx.query.backticked:
+        if ctx.index.symbols.count(name):
+            continue
+        files = [path for path in ctx.index.symbols.modules.resolve(name)
+                 if is_code_path(path) and not is_unknown_path(path) and file_stem(path) == name]
+        if files:
+            found[name] = files
+    return found
 
 
 def _reliability(matched: int) -> float:

@@ -12,12 +12,10 @@ count less.
 
 from __future__ import annotations
 
-import math
 import re
 
 from rag_lsp.index.module_map import segments
 from rag_lsp.index.symbol_provider import PATTERNS
-from rag_lsp.index.terms import tokenize
 from rag_lsp.model import Definition
 from rag_lsp.retrieval.query import PLAIN_WORD
 from rag_lsp.retrieval.strategies.base import (
@@ -66,7 +64,7 @@ def run(ctx: StrategyContext) -> list[Finding]:
         factor = 1.0 if in_prose else CODE_SAMPLE_FACTOR
         # A name that is one plain word (`fix`, `Dataset`) is only as telling as the word is rare in the code.
         if PLAIN_WORD.match(name):
-            factor *= _rarity(ctx, name)
+            factor *= ctx.rarity(name)
         definitions, fit = _definitions(ctx, name)
         findings += _defined(ctx, name, definitions, fit * factor, in_prose,
                              f"symbol: `{name}` is defined here", MAX_DEFINITION_FILES)
@@ -80,7 +78,7 @@ def run(ctx: StrategyContext) -> list[Finding]:
         if not definitions:
             continue
         in_prose = ctx.message.in_prose(word)
-        factor = (1.0 if in_prose else CODE_SAMPLE_FACTOR) * _rarity(ctx, word)
+        factor = (1.0 if in_prose else CODE_SAMPLE_FACTOR) * ctx.rarity(word)
         findings += _defined(ctx, word, definitions, factor, in_prose, None, MAX_WORD_FILES,
                              RELIABILITY["word_definition"] / RELIABILITY["definition"])
     return findings
@@ -90,20 +88,6 @@ def _evidence_words(ctx: StrategyContext) -> set[str]:
     """The functions and path segments of stack frames and tool locations."""
     functions = {last_segment(f.function) for f in ctx.frames if f.function}
     return functions | {part for path in ctx.evidence_paths() for part in re.split(r"[/\\.]", path) if part}
-
-
-def _rarity(ctx: StrategyContext, word: str) -> float:
-    """How rare a word is in the code: 1.0 in one chunk, falling to 0 for a word in every chunk.
-
-    "element" or "type" may name a single definition and still be said about
-    everything; a word the code rarely uses ("reindl") means its definition.
-    """
-    terms = tokenize(word)
-    total = len(ctx.index.chunks)
-    containing = ctx.index.bm25.df(terms[0]) if terms else 0
-    if total <= 1 or containing <= 1:
-        return 1.0
-    return max(0.0, math.log(total / containing) / math.log(total))
 
 
 def _definitions(ctx: StrategyContext, name: str) -> tuple[list[Definition], float]:

@@ -52,3 +52,18 @@ def test_names_only_in_pasted_code_count_less(tmp_path):
 def test_receivers_and_unqualified_names_are_not_modules(tmp_path):
     with pytest.raises(Skipped):
         modules.run(context_for(tmp_path, REPO, "self.results.ac is empty; reindl returns nan"))
+
+
+def test_a_backticked_word_no_definition_has_names_the_module_file_named_for_it(tmp_path):
+    found = modules.run(context_for(tmp_path, REPO, "the `iam` module lacks a refraction model"))
+    assert heaviest(found) == {"pvlib/iam.py": pytest.approx(0.7)}
+    assert found[0].reason == "module `iam`"
+    # A word a definition has is the symbols strategy's, and a word in plain prose names nothing here.
+    for text in ("the `physical` model is wrong", "the iam module lacks a refraction model"):
+        with pytest.raises(Skipped):
+            modules.run(context_for(tmp_path / str(len(text)), REPO, text))
+    # A word most of the code says (the project's own name) is a weak pointer to the file named for it.
+    tree = {"src/jq.h": "typedef struct jq_state jq_state;\n",
+            **{f"src/part{i}.c": f"int part{i}(jq_state *jq) {{\n  return {i};\n}}\n" for i in range(6)}}
+    project = heaviest(modules.run(context_for(tmp_path / "jq", tree, "`jq` should stop at `--`")))
+    assert set(project) == {"src/jq.h"} and project["src/jq.h"] < 0.35
