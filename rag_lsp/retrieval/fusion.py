@@ -86,7 +86,9 @@ class FusionRanker:
             ctx = StrategyContext(index, query, budget=self.budget, provider=self.provider, clock=self.clock)
             run, skipped = self._run_strategies(ctx)
             about_tests = ctx.message.about_tests or "test_to_impl" in run
-            about_config = ctx.message.about_config or "docs_config" in run
+            # An all-capitals name sends the question to the configuration strategy, but only a variable it found
+            # read, set or documented makes the question one about configuration: ``ARG_MAX`` is a constant.
+            about_config = ctx.message.about_config or any(f.strategy == "docs_config" for f in ctx.findings)
             files = score_files(ctx.findings, ctx.message, about_tests, about_config)
             if self.config == EVIDENCE_ONLY:
                 candidates = evidence_candidates(ctx, cut_files(files))[:limit]

@@ -508,6 +508,24 @@ def test_a_file_of_unknown_type_beside_the_source_is_part_of_it(tmp_path):
     assert ranked.index("src/builtin.jq") < ranked.index("assets/themes/nth.tmTheme")
 
 
+def test_an_all_capitals_constant_does_not_make_a_question_one_about_configuration(tmp_path):
+    tree = {
+        "src/exec.rs": "fn batch(args: &[String]) -> usize {\n    let limit = ARG_MAX;\n    args.len().min(limit)\n}\n",
+        "src/config.rs": "fn pager() -> String {\n    std::env::var(\"FD_PAGER\").unwrap_or_default()\n}\n",
+        "contrib/completion/_fd": "_arguments batch command limit ARG_MAX FD_PAGER list too long\n",
+    }
+    built = Index(write_tree(tmp_path / "ws", tree), use_cache=False)
+    built.refresh()
+
+    def completion_demoted(question: str) -> bool:
+        item = next(item for item in ask(built, question).items if item.path == "contrib/completion/_fd")
+        return any("unknown type away from the source" in reason for reason in item.why)
+
+    # ``ARG_MAX`` is a constant (no code reads it from the environment); ``FD_PAGER`` is a variable code reads.
+    assert completion_demoted("batch the command when the list is longer than ARG_MAX allows")
+    assert not completion_demoted("batch the command list when FD_PAGER is set")
+
+
 def test_what_counts_as_the_source_follows_a_file_moved_between_folders(tmp_path):
     tree = {"src/parser.c": "int parse(void) {\n  return 0;\n}\n", "src/lexer.c": "int lex(void) {\n  return 0;\n}\n",
             "grammar/parser.y": "%token IDENT\nexpr: IDENT ;\n"}
