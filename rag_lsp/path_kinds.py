@@ -8,6 +8,7 @@ functions here.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 
 from rag_lsp.languages import PROSE_LANGUAGES, language_for_path
@@ -94,6 +95,29 @@ def secondary_kind(path: str) -> str | None:
     if any(part in _SECONDARY_DIRS for part in directories):
         return "vendored"
     return None
+
+
+_NOT_SOURCE_DIRS = TEST_DIRS | _EXAMPLE_DIRS | _DOC_DIRS
+# A licence file: ``LICENSE``, ``COPYING``, ``LICENSE-MIT``, ``ICU-license.html`` (not ``license-checks.sh``).
+_LICENCE_NAME = re.compile(r"(?:[\w-]+[-_.])?(?:licen[cs]e|copying)(?:[-_.][\w-]+)?(?:\.(?:txt|md|rst|html?))?",
+                           re.IGNORECASE)
+
+
+def vendored_folders(paths: Iterable[str]) -> frozenset[str]:
+    """Folders that carry their own licence inside a folder of the project's own code (``src/decNumber/`` beside
+    ``src/execute.c``): a third-party library copied in, whatever its name. A package of a monorepo
+    (``packages/zod/LICENSE``) sits in a folder without code of its own, and a licence in the documentation,
+    the tests or the root says nothing of the kind."""
+    paths = list(paths)
+    code_folders = {path.rpartition("/")[0] for path in paths if is_code_path(path) and not is_unknown_path(path)}
+    found = set()
+    for path in paths:
+        folder, _, name = path.rpartition("/")
+        parent = folder.rpartition("/")[0]
+        if (parent and parent in code_folders and _LICENCE_NAME.fullmatch(name)
+                and not _NOT_SOURCE_DIRS.intersection(folder.lower().split("/"))):
+            found.add(folder)
+    return frozenset(found)
 
 
 # A folder that names a version of what it holds (``v1.6``, ``2.x``, ``latest``), and, among documents, a folder

@@ -11,6 +11,7 @@ from rag_lsp.path_kinds import (
     is_test_path,
     is_unknown_path,
     secondary_kind,
+    vendored_folders,
 )
 
 
@@ -37,6 +38,16 @@ def test_versions_and_translations_of_a_file_are_one_family(path, family):
 ])
 def test_copies_of_source_defined_elsewhere_say_what_they_are(path, kind):
     assert secondary_kind(path) == kind
+
+
+def test_a_folder_with_its_own_licence_inside_the_source_is_a_vendored_library():
+    paths = ["src/execute.c", "src/decNumber/ICU-license.html", "src/decNumber/decContext.c",
+             "lib/a.rb", "lib/b/LICENSE-MIT", "lib/b/b.rb",
+             # A monorepo's packages sit in a folder without code of its own; the root's licence is the project's.
+             "packages/zod/LICENSE", "packages/zod/src/index.ts", "LICENSE", "setup.py",
+             # Licences in documentation and tests, and a script that checks licences, say nothing of the kind.
+             "docs/conf.py", "docs/x/COPYING", "tests/a.c", "tests/data/LICENSE.md", "src/tools/license-checks.sh"]
+    assert vendored_folders(paths) == {"src/decNumber", "lib/b"}
 
 
 def test_tests_and_barrels_are_told_apart_by_name():

@@ -526,6 +526,20 @@ def test_an_all_capitals_constant_does_not_make_a_question_one_about_configurati
     assert not completion_demoted("batch the command list when FD_PAGER is set")
 
 
+def test_a_library_copied_into_the_source_ranks_below_the_projects_own_code(tmp_path):
+    tree = {
+        "src/execute.c": "int jv_array_get(jv a, int index) {\n  /* negative index wraps */\n  return index;\n}\n",
+        "src/decNumber/decContext.c": "int decContextIndex(int index) {\n  return index; /* negative index */\n}\n",
+        "src/decNumber/ICU-license.html": "<p>ICU License</p>\n",
+    }
+    built = Index(write_tree(tmp_path / "ws", tree), use_cache=False)
+    built.refresh()
+    items = {item.path: item for item in ask(built, "negative index wraps twice").items}
+    assert any(reason.startswith("rerank: vendored copy (its folder has its own licence) ×0.5")
+               for reason in items["src/decNumber/decContext.c"].why)
+    assert not any("vendored" in reason for reason in items["src/execute.c"].why)
+
+
 def test_what_counts_as_the_source_follows_a_file_moved_between_folders(tmp_path):
     tree = {"src/parser.c": "int parse(void) {\n  return 0;\n}\n", "src/lexer.c": "int lex(void) {\n  return 0;\n}\n",
             "grammar/parser.y": "%token IDENT\nexpr: IDENT ;\n"}

@@ -22,7 +22,9 @@ reason it exists, and each that applies names itself in the place's ``why``:
 - a file's definitions over its header (×0.6 for the leading imports of a file
   that has definitions): a small file's first lines win on path words alone;
 - copies below originals: declaration stubs, generated code, vendored and
-  amalgamated copies, compatibility shims (×0.5), and re-export files (×0.7);
+  amalgamated copies (a vendored library known by its folder's name or by its
+  own licence inside the source), compatibility shims (×0.5), and re-export
+  files (×0.7);
 - tests (×0.6, unless the question is about tests) and examples, benchmarks and
   code in documentation folders (×0.7, unless the question is about those or
   the docs) below the source: the evidence strategies demote them by the same
@@ -49,6 +51,7 @@ from rag_lsp.path_kinds import (
     is_test_path,
     is_unknown_path,
     secondary_kind,
+    vendored_folders,
 )
 from rag_lsp.retrieval.query import Query
 from rag_lsp.retrieval.strategies.base import Message
@@ -84,10 +87,13 @@ _ABOUT_CONFIG = re.compile(r"\b(config\w*|settings?|yaml|toml|json|manifest|ci|w
 @dataclass(frozen=True, slots=True)
 class Workspace:
     """What a workspace's files say about its code: the language families holding at least ``MINOR_SHARE`` of
-    its code files, and the folders holding code of the largest family or of one holding ``MAJOR_SHARE``."""
+    its code files, the folders holding code of the largest family or of one holding ``MAJOR_SHARE``, and the
+    folders of libraries copied in."""
 
     main_languages: frozenset[str]
     code_folders: frozenset[str]
+    # Third-party libraries copied in, known by their own licence (``path_kinds.vendored_folders``).
+    vendored: frozenset[str]
 
 
 _WORKSPACES: weakref.WeakKeyDictionary[Index, tuple[int, Workspace]] = weakref.WeakKeyDictionary()
@@ -146,7 +152,7 @@ def workspace_of(index: Index) -> Workspace:
     largest = max(counts.values(), default=0)
     major = frozenset(family for family, count in counts.items() if count == largest or count / total >= MAJOR_SHARE)
     folders = frozenset(path.rpartition("/")[0] for path in code if language_family(path) in major)
-    found = Workspace(main, folders)
+    found = Workspace(main, folders, vendored_folders(index.files))
     _WORKSPACES[index] = (generation, found)
     return found
 
@@ -215,7 +221,19 @@ def path_traits(index: Index, path: str, kind_of_path: PathKind, signals: Signal
         copy = ("barrel", "re-exports")
     elif kind_of_path.copy is not None:
         copy = ("secondary", f"{kind_of_path.copy} copy")
+    elif signals.workspace.vendored and _in_folders(path, signals.workspace.vendored):
+        copy = ("secondary", "vendored copy (its folder has its own licence)")
     return PathTraits(recent, kind, kind_of_path.code, role, copy)
+
+
+def _in_folders(path: str, folders: frozenset[str]) -> bool:
+    """Whether ``path`` lies under one of ``folders``."""
+    folder = path.rpartition("/")[0]
+    while folder:
+        if folder in folders:
+            return True
+        folder = folder.rpartition("/")[0]
+    return False
 
 
 def factors(chunk: Chunk, signals: Signals, traits: PathTraits, defines_more: bool,
