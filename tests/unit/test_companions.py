@@ -37,6 +37,13 @@ FILES = {
     "pkg/fast.py": "def fast():\n    return 1\n",
     "pkg/fast.pyi": "def fast() -> int: ...\n",
     "pkg/alone.py": "def alone():\n    return 2\n",
+    # Swift extensions and C# partial classes, and their types' own files; a dotted name elsewhere is no part.
+    "Sources/App/Application.swift": "public final class Application {}\n",
+    "Sources/App/Sessions/Application+Sessions.swift": "extension Application { var sessions: Int { 0 } }\n",
+    "Dapper/SqlMapper.cs": "public static partial class SqlMapper {}\n",
+    "Dapper/SqlMapper.Async.cs": "public static partial class SqlMapper { }\n",
+    "web/form.test.js": "test('form', () => {})\n",
+    "web/form.js": "export function form() {}\n",
 }
 
 
@@ -65,6 +72,12 @@ def tables(tmp_path_factory):
     ("pkg/fast.py", ["pkg/fast.pyi"]),
     ("lib/tree.mli", ["lib/tree.ml"]),
     ("pkg/alone.py", []),
+    # An extension's companion is its type's file, not the other way round.
+    ("Sources/App/Sessions/Application+Sessions.swift", ["Sources/App/Application.swift"]),
+    ("Sources/App/Application.swift", []),
+    ("Dapper/SqlMapper.Async.cs", ["Dapper/SqlMapper.cs"]),
+    ("Dapper/SqlMapper.cs", []),
+    ("web/form.test.js", []),
 ])
 def test_companions_by_name(tables, path, expected):
     assert companions(tables, path) == expected

@@ -9,6 +9,12 @@ companion rarely shares the question's words the way its partner does (a
 header declares, the source explains), so the ranking lends it part of its
 partner's score (``pipeline._companion_bonus``).
 
+A file that extends a type defined elsewhere is named for it: Swift's and
+Objective-C's ``Application+Sessions.swift``, C#'s partial classes
+``SqlMapper.Async.cs``. Its companion is the type's own file
+(``Application.swift``, ``SqlMapper.cs``), which declares what the extensions
+add to; the relation goes one way, as an extension's partner is its base.
+
 Companions are told by name alone: the same stem (a folder's ``index`` file
 takes the folder's name) and extensions of complementary kinds, below. Among
 several files of that name the ones sharing the most folder names with the
@@ -35,6 +41,8 @@ COMPANION_KINDS: tuple[tuple[frozenset[str], frozenset[str]], ...] = (
 )
 # Extensions of two parts, tried before the last part alone.
 _DOUBLE = (".d.ts", ".d.mts", ".d.cts")
+# Extensions whose files may be a type's partial file, named ``Type.Part``: C#'s partial classes.
+_PARTIAL_EXTENSIONS = frozenset({".cs"})
 # A folder's file of this name stands for the folder (``utc/index.js`` is the module ``utc``).
 _FOLDER_FILE = "index"
 # Companions kept for one file, when several share the most folder names with it.
@@ -72,6 +80,9 @@ def companions(tables: WorkspaceTables, path: str) -> list[str]:
                     # The folder files of folders named for this stem (``utc.d.ts`` → ``utc/index.js``).
                     found.update(candidate for candidate in tables.files_named(_FOLDER_FILE + other_extension)
                                  if candidate.rpartition("/")[0].rpartition("/")[2] == stem)
+    base = _extended(stem, extension)
+    if base:
+        found.update(tables.files_named(base + extension))
     found.discard(path)
     if not found:
         return []
@@ -79,3 +90,13 @@ def companions(tables: WorkspaceTables, path: str) -> list[str]:
     shared = {candidate: len(folders.intersection(candidate.rpartition("/")[0].split("/"))) for candidate in found}
     best = max(shared.values())
     return sorted(candidate for candidate, count in shared.items() if count == best)[:MAX_COMPANIONS]
+
+
+def _extended(stem: str, extension: str) -> str | None:
+    """The type a file extends, by its name (``Application`` for ``Application+Sessions``, ``SqlMapper`` for
+    the C# ``SqlMapper.Async``), or None."""
+    if "+" in stem:
+        return stem.partition("+")[0] or None
+    if extension in _PARTIAL_EXTENSIONS and "." in stem:
+        return stem.partition(".")[0] or None
+    return None
