@@ -110,3 +110,32 @@ def test_a_strong_hits_companion_is_lifted_with_its_reason(tmp_path):
     assert paths_on[1] == "src/ledger.h" and paths_off.index("src/ledger.h") > 1, (paths_on, paths_off)
     header = next(item for item in on.items if item.path == "src/ledger.h")
     assert "companion of src/ledger.c" in header.why
+
+
+def test_of_two_strong_companions_a_question_lifts_only_the_weaker(tmp_path):
+    # Both the source and its header answer the question; the source more. Lending both ways would count the
+    # pair's evidence twice and lift both above the file the question names best after them.
+    files = {
+        "src/ledger.c": "/* Posting an entry balances the accounts: each account's balance moves. */\n"
+                        "int ledger_post(int entry) { return entry; }\n",
+        "src/ledger.h": "/* Posting an entry balances the accounts. */\nint ledger_post(int entry);\n",
+        "src/journal.c": "/* Posting an entry to the journal balances nothing. */\nint journal(int entry) { return 0; }\n",
+    }
+    index = Index(write_tree(tmp_path / "ws", files), use_cache=False)
+    index.refresh()
+    answer = retrieve(index, ContextRequest("how does posting an entry balance the accounts", top_k=10),
+                      config=DEFAULT_RANKING)
+    why = {item.path: item.why for item in answer.items if item.source == "ranked"}
+    assert "companion of src/ledger.c" in why["src/ledger.h"]
+    assert not any(reason.startswith("companion of") for reason in why["src/ledger.c"])
+    # A report's fix changes the pair together as often as not: there each lifts the other.
+    # A report naming what each of the pair defines: both are strong.
+    files["src/ledger.h"] = "#define LEDGER_LIMIT 10\nint ledger_post(int entry);\n"
+    index = Index(write_tree(tmp_path / "report", files), use_cache=False)
+    index.refresh()
+    report = ("ledger_post does not balance the accounts past LEDGER_LIMIT. When I post an entry with ledger_post "
+              "the balance of each account should move by the entry, but once LEDGER_LIMIT entries are posted the "
+              "accounts no longer balance and the totals differ from the reports, which breaks our month end.")
+    answer = retrieve(index, ContextRequest(report, top_k=10), config=DEFAULT_RANKING)
+    why = {item.path: item.why for item in answer.items if item.source == "ranked"}
+    assert "companion of src/ledger.c" in why["src/ledger.h"] and "companion of src/ledger.h" in why["src/ledger.c"]

@@ -271,12 +271,18 @@ def _companion_bonus(ctx: StrategyContext, places: dict[int, _Place]) -> None:
     best: dict[str, _Place] = {}
     for _, place in scored:
         best.setdefault(place.path, place)
+    firsts = [item for item in scored if best[item[1].path] is item[1]][:STRONG_HITS]
+    strong = [(score, hit) for score, hit in firsts if score >= STRONG_HIT * top]
+    # For a question, the stronger of two companions lifts the weaker, not the other way too: lending both ways
+    # counts one piece of evidence twice (a header and its source lifting each other above the place that
+    # explains). A report's fix changes the pair together as often as not, so there both are lifted
+    # (docs/benchmarks.md, "Twelfth session").
+    standing = {} if ctx.message.is_report else {hit.path: score for score, hit in strong}
     lent: dict[str, tuple[float, str]] = {}
-    for score, hit in [item for item in scored if best[item[1].path] is item[1]][:STRONG_HITS]:
-        if score < STRONG_HIT * top:
-            break
+    for score, hit in strong:
         for other in companions(ctx.tables, hit.path):
-            if other not in lent and not ctx.tables.is_secret(other):
+            if (other not in lent and standing.get(other, -1.0) < score
+                    and not ctx.tables.is_secret(other)):
                 lent[other] = (score, hit.path)
     missing = [path for path in lent if path not in best]
     for path, chunk_id in lists.best_chunks(ctx.index, ctx.query.terms, missing).items():
