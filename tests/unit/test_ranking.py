@@ -66,8 +66,7 @@ class Application:
 
 @pytest.fixture
 def index(tmp_path):
-    built = Index(write_tree(tmp_path / "ws", ROUTES), use_cache=False)
-    built.refresh()
+    built = indexed(tmp_path / "ws", ROUTES)
     return built
 
 
@@ -310,12 +309,17 @@ def test_the_graph_coherence_and_feedback_serve_questions_not_reports(index):
     assert "graph:" not in reasons(report) and "coherence:" not in reasons(report)
 
 
+def indexed(root, files: dict[str, str]) -> Index:
+    """A refreshed in-memory index of ``files`` written under ``root``."""
+    index = Index(write_tree(root, files), use_cache=False)
+    index.refresh()
+    return index
+
+
 def filled_index(root, files: dict[str, str]) -> Index:
     """An index of ``files`` among thirty filler files, which keep their words rare enough to count."""
     tree = {f"app/filler_{n}.py": f"def task_{n}():\n    return 'chore number {n}'\n" for n in range(30)}
-    index = Index(write_tree(root, tree | files), use_cache=False)
-    index.refresh()
-    return index
+    return indexed(root, tree | files)
 
 
 def test_feedback_rounds_serve_questions_not_reports(tmp_path):
@@ -464,8 +468,7 @@ def test_versions_of_one_document_do_not_fill_the_answer(tmp_path):
     tree = {f"docs/manual/v1.{minor}/manual.md": manual for minor in range(3, 8)}
     tree["src/builtin.c"] = ('static jv f_ltrimstr(jq_state *jq, jv input, jv left) {\n'
                              '  /* ltrimstr: remove a prefix from a string input */\n  return input;\n}\n')
-    built = Index(write_tree(tmp_path / "ws", tree), use_cache=False)
-    built.refresh()
+    built = indexed(tmp_path / "ws", tree)
     paths = [item.path for item in ask(built, "ltrimstr filter prefix string docs").items if item.source == "ranked"]
     assert paths.index("src/builtin.c") <= 1
     later = [item for item in ask(built, "ltrimstr filter prefix string docs").items
@@ -478,8 +481,7 @@ def test_tests_come_after_the_code_they_test_unless_the_question_is_about_tests(
     tree["tests/test_routing.py"] = ('from app.routing import APIRouter\n\n\ndef test_include_router_registers_routes():\n'
                                      '    router = APIRouter()\n    router.include_router(APIRouter())\n'
                                      '    assert router.routes == []\n')
-    built = Index(write_tree(tmp_path / "ws", tree), use_cache=False)
-    built.refresh()
+    built = indexed(tmp_path / "ws", tree)
 
     def test_item(question: str):
         return next(item for item in ask(built, question).items if item.path == "tests/test_routing.py")
@@ -497,8 +499,7 @@ def test_a_file_of_unknown_type_beside_the_source_is_part_of_it(tmp_path):
         "assets/themes/nth.tmTheme": "<key>nth</key> last limit colour scheme\n",
         "docs/manual.txt": "nth(n; f) outputs the last of limit(n + 1; f).\n",
     }
-    built = Index(write_tree(tmp_path / "ws", tree), use_cache=False)
-    built.refresh()
+    built = indexed(tmp_path / "ws", tree)
     items = {item.path: item for item in ask(built, "nth last limit semantics").items}
     grammar, theme, manual = items["src/builtin.jq"], items["assets/themes/nth.tmTheme"], items["docs/manual.txt"]
     assert not any(reason.startswith("rerank: prose") or "unknown type" in reason for reason in grammar.why)
@@ -514,8 +515,7 @@ def test_an_all_capitals_constant_does_not_make_a_question_one_about_configurati
         "src/config.rs": "fn pager() -> String {\n    std::env::var(\"FD_PAGER\").unwrap_or_default()\n}\n",
         "contrib/completion/_fd": "_arguments batch command limit ARG_MAX FD_PAGER list too long\n",
     }
-    built = Index(write_tree(tmp_path / "ws", tree), use_cache=False)
-    built.refresh()
+    built = indexed(tmp_path / "ws", tree)
 
     def completion_demoted(question: str) -> bool:
         item = next(item for item in ask(built, question).items if item.path == "contrib/completion/_fd")
@@ -532,8 +532,7 @@ def test_a_library_copied_into_the_source_ranks_below_the_projects_own_code(tmp_
         "src/decNumber/decContext.c": "int decContextIndex(int index) {\n  return index; /* negative index */\n}\n",
         "src/decNumber/ICU-license.html": "<p>ICU License</p>\n",
     }
-    built = Index(write_tree(tmp_path / "ws", tree), use_cache=False)
-    built.refresh()
+    built = indexed(tmp_path / "ws", tree)
     items = {item.path: item for item in ask(built, "negative index wraps twice").items}
     assert any(reason.startswith("rerank: vendored copy (its folder has its own licence) ×0.5")
                for reason in items["src/decNumber/decContext.c"].why)
@@ -543,8 +542,7 @@ def test_a_library_copied_into_the_source_ranks_below_the_projects_own_code(tmp_
 def test_what_counts_as_the_source_follows_a_file_moved_between_folders(tmp_path):
     tree = {"src/parser.c": "int parse(void) {\n  return 0;\n}\n", "src/lexer.c": "int lex(void) {\n  return 0;\n}\n",
             "grammar/parser.y": "%token IDENT\nexpr: IDENT ;\n"}
-    built = Index(write_tree(tmp_path / "ws", tree), use_cache=False)
-    built.refresh()
+    built = indexed(tmp_path / "ws", tree)
 
     def grammar_demoted() -> bool:
         item = next(item for item in ask(built, "IDENT token expr grammar").items if item.path == "grammar/parser.y")
@@ -563,8 +561,7 @@ def test_a_header_counts_as_one_once_an_edit_gives_its_file_definitions(tmp_path
     config = RankingConfig(signals=DESIGNED_SIGNALS)
     tree = dict(ROUTES)
     tree["app/registry.py"] = "import app.routing\n\nREGISTRY_ROUTES = app.routing.APIRouter()  # registry routes\n"
-    built = Index(write_tree(tmp_path / "ws", tree), use_cache=False)
-    built.refresh()
+    built = indexed(tmp_path / "ws", tree)
 
     def header_demoted() -> bool:
         answer = ask(built, "registry routes", config=config)
