@@ -103,19 +103,18 @@ _LICENCE_NAME = re.compile(r"(?:[\w-]+[-_.])?(?:licen[cs]e|copying)(?:[-_.][\w-]
                            re.IGNORECASE)
 
 
-def vendored_folders(paths: Iterable[str]) -> frozenset[str]:
-    """Folders that carry their own licence inside a folder of the project's own code (``src/decNumber/`` beside
-    ``src/execute.c``): a third-party library copied in, whatever its name. A package of a monorepo
-    (``packages/zod/LICENSE``) sits in a folder without code of its own, and a licence in the documentation,
-    the tests or the root says nothing of the kind."""
-    paths = list(paths)
-    code_folders = {path.rpartition("/")[0] for path in paths if is_code_path(path) and not is_unknown_path(path)}
+def vendored_folders(paths: Iterable[str], code_folders: set[str] | frozenset[str]) -> frozenset[str]:
+    """Folders that carry their own licence inside a folder of the project's own code (``code_folders``, the
+    folders holding its source files): ``src/decNumber/`` beside ``src/execute.c``, a third-party library copied
+    in, whatever its name. A package of a monorepo (``packages/zod/LICENSE``) sits in a folder without code of
+    its own, and a licence in the documentation, the tests or the root says nothing of the kind."""
     found = set()
     for path in paths:
         folder, _, name = path.rpartition("/")
+        if not _LICENCE_NAME.fullmatch(name):
+            continue
         parent = folder.rpartition("/")[0]
-        if (parent and parent in code_folders and _LICENCE_NAME.fullmatch(name)
-                and not _NOT_SOURCE_DIRS.intersection(folder.lower().split("/"))):
+        if parent and parent in code_folders and not _NOT_SOURCE_DIRS.intersection(folder.lower().split("/")):
             found.add(folder)
     return frozenset(found)
 

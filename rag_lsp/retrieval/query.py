@@ -49,7 +49,7 @@ class Query:
     words: tuple[str, ...]
     # Backticked spans that are one word: the writer marked them as code, so each names something, a symbol
     # or else a module (the ``ku`` locale).
-    backticked: tuple[str, ...] = ()
+    backticked: tuple[str, ...]
 
     @property
     def empty(self) -> bool:

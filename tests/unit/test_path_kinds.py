@@ -47,7 +47,8 @@ def test_a_folder_with_its_own_licence_inside_the_source_is_a_vendored_library()
              "packages/zod/LICENSE", "packages/zod/src/index.ts", "LICENSE", "setup.py",
              # Licences in documentation and tests, and a script that checks licences, say nothing of the kind.
              "docs/conf.py", "docs/x/COPYING", "tests/a.c", "tests/data/LICENSE.md", "src/tools/license-checks.sh"]
-    assert vendored_folders(paths) == {"src/decNumber", "lib/b"}
+    code = {path.rpartition("/")[0] for path in paths if is_code_path(path) and not is_unknown_path(path)}
+    assert vendored_folders(paths, code) == {"src/decNumber", "lib/b"}
 
 
 def test_tests_and_barrels_are_told_apart_by_name():

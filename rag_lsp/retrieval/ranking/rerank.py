@@ -152,7 +152,7 @@ def workspace_of(index: Index) -> Workspace:
     largest = max(counts.values(), default=0)
     major = frozenset(family for family, count in counts.items() if count == largest or count / total >= MAJOR_SHARE)
     folders = frozenset(path.rpartition("/")[0] for path in code if language_family(path) in major)
-    found = Workspace(main, folders, vendored_folders(index.files))
+    found = Workspace(main, folders, vendored_folders(index.files, {path.rpartition("/")[0] for path in code}))
     _WORKSPACES[index] = (generation, found)
     return found
 
