@@ -6,7 +6,8 @@ reason it exists, and each that applies names itself in the place's ``why``:
 
 - a definition of a name the question writes (×1.3) over the places that
   only use or import it; a definition with a docstring (×1.2) explains itself; a file changed in the
-  last week (×1.1) is what the user works on; the whole question written
+  last week (×1.1; by git's commits and unstaged edits in a checkout, else by its modification time:
+  ``recency.py``) is what the user works on; the whole question written
   verbatim in the place (×1.5) is as specific as evidence gets (not when the
   question is one code name: its definition never holds it written out, its
   uses do); the kind of
@@ -34,7 +35,6 @@ reason it exists, and each that applies names itself in the place's ``why``:
 from __future__ import annotations
 
 import re
-import time
 import weakref
 from collections import Counter
 from dataclasses import dataclass
@@ -54,9 +54,9 @@ from rag_lsp.path_kinds import (
     vendored_folders,
 )
 from rag_lsp.retrieval.query import Query
+from rag_lsp.retrieval.ranking.recency import Recency, recency_of
 from rag_lsp.retrieval.strategies.base import Message
 
-RECENT_SECONDS = 7 * 24 * 3600
 # A language family with less than this share of a workspace's code files is incidental to it.
 MINOR_SHARE = 0.1
 # A family with at least this share (or the largest) is where the source proper lives.
@@ -110,7 +110,8 @@ class Signals:
     kinds: frozenset[str]
     verbatim: str | None
     workspace: Workspace
-    now: float
+    # Which files changed in the last week (git's commits and unstaged edits, else modification times).
+    recency: Recency
     # The names the question writes as code, or as a single word, that a definition can have.
     names: frozenset[str]
 
@@ -133,7 +134,7 @@ def read_signals(index: Index, query: Query, message: Message, about_config: boo
     names = frozenset(part for name in query.names for part in (name, re.split(r"\.|::|#", name)[-1]))
     return Signals(bool(_ABOUT_DOCS.search(subject)), about_config or bool(_ABOUT_CONFIG.search(subject)),
                    about_tests, bool(_ABOUT_EXAMPLES.search(subject)), kinds, verbatim,
-                   workspace_of(index), time.time(), names)
+                   workspace_of(index), recency_of(index), names)
 
 
 def workspace_of(index: Index) -> Workspace:
@@ -199,8 +200,7 @@ class PathKind:
 def path_traits(index: Index, path: str, kind_of_path: PathKind, signals: Signals) -> PathTraits:
     """What a file's path (``kind_of_path``, ``PathKind.of``) and entry say, for ``factors``."""
     entry = index.files.get(path)
-    # A file indexed from an editor buffer or a disk event carries no modification time: it changed just now.
-    recent = entry is not None and (not entry.mtime_ns or signals.now - entry.mtime_ns / 1e9 < RECENT_SECONDS)
+    recent = entry is not None and signals.recency.is_recent(path, entry.mtime_ns)
     kind: tuple[str, str] | None = None
     if kind_of_path.prose:
         if not signals.about_docs:

@@ -8,8 +8,8 @@ missing. Ids come from untrusted text, so git is called injection-safe: an
 argument vector (no shell), each id checked once more to be 7-40 hex digits
 right before the call, ``--end-of-options`` before it so that nothing can be
 read as an option, ``--no-ext-diff --no-textconv`` so that the repository's
-configuration runs no program, and the environment's ``GIT_*`` variables left
-out so that nothing outside the workspace picks the repository or its config.
+configuration runs no program, and git run as ``rag_lsp/git.py`` runs it
+(no shell, no filesystem monitor, no ``GIT_*`` variables).
 
 One short id in sixty-odd is all digits, and a message is full of numbers
 that are not ids (line numbers, versions, dates). So hex with a letter and a
@@ -20,10 +20,10 @@ checkout it is just a number. Runs of letters a-f are words ("defaced").
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 
+from rag_lsp.git import is_checkout, run_git
 from rag_lsp.retrieval.strategies.base import RELIABILITY, Finding, Skipped, StrategyContext, specificity
 
 NAME = "history"
@@ -36,7 +36,7 @@ _ID = re.compile(r"[0-9a-f]{7,40}")
 
 def run(ctx: StrategyContext) -> list[Finding]:
     ids, numbers = _candidates(ctx.query.text)
-    in_checkout = (ctx.index.root / ".git").exists()
+    in_checkout = is_checkout(ctx.index.root)
     if not ids and not (numbers and in_checkout):
         raise Skipped("no commit id in the message")
     if not in_checkout:
@@ -71,13 +71,10 @@ def _changed_files(ctx: StrategyContext, commit: str, timeout: float) -> list[st
     """
     if not _ID.fullmatch(commit):
         raise ValueError(f"not a commit id: {commit!r}")
-    command = ["git", "-c", "core.fsmonitor=false", "-C", str(ctx.index.root), "show", "--relative",
-               "--name-only", "--no-renames", "--no-ext-diff", "--no-textconv", "--format=", "--end-of-options",
-               f"{commit}^{{commit}}", "--"]
-    environment = {name: value for name, value in os.environ.items() if not name.startswith("GIT_")}
+    arguments = ["show", "--relative", "--name-only", "--no-renames", "--no-ext-diff", "--no-textconv", "--format=",
+                 "--end-of-options", f"{commit}^{{commit}}", "--"]
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False,
-                              stdin=subprocess.DEVNULL, env=environment)
+        done = run_git(ctx.index.root, arguments, timeout)
     except FileNotFoundError as exc:
         raise Skipped("git is not installed") from exc
     except subprocess.TimeoutExpired:

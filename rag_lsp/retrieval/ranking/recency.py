@@ -1,0 +1,82 @@
+"""Which files changed in the last week: git's commits and the edits since git last wrote its index, else
+the files' modification times.
+
+A modification time says when a file was written, not when it changed: a fresh clone, a branch switch or a
+pull writes every file it touches, and then every place would be "changed this week". In a git checkout a
+file changed recently when a commit of the last week touched it, or when it was written after git last wrote
+``.git/index`` (an edit not staged yet: a checkout writes the files first and its index last, as git's own
+racy-file check assumes). Outside a checkout, or when git is missing, slow or fails, the modification time is
+all there is. A file indexed from an editor buffer carries no time: it changed just now.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+import time
+import weakref
+from dataclasses import dataclass
+from pathlib import Path
+
+from rag_lsp.git import is_checkout, run_git
+from rag_lsp.index.root_index import Index
+
+RECENT_SECONDS = 7 * 24 * 3600
+# How long git's answer is kept: commits and staging happen at human pace, questions at typing pace.
+CHECK_SECONDS = 60.0
+# The longest the git call may take; a question waits for it at most once a minute.
+GIT_TIMEOUT_S = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class Recency:
+    """What says a file changed recently: ``committed`` (paths relative to the root, touched by a commit of
+    the last week) and ``staged_at`` (when git last wrote its index), or None for both outside a checkout."""
+
+    now: float
+    committed: frozenset[str] | None
+    staged_at: float | None
+
+    def is_recent(self, path: str, mtime_ns: int) -> bool:
+        """Whether the file at ``path``, written at ``mtime_ns`` (0 for an editor buffer), changed recently."""
+        if not mtime_ns:
+            return True
+        written = mtime_ns / 1e9
+        edited = self.now - written < RECENT_SECONDS
+        if self.committed is None or self.staged_at is None:
+            return edited
+        return path in self.committed or (edited and written > self.staged_at)
+
+
+_KNOWN: weakref.WeakKeyDictionary[Index, Recency] = weakref.WeakKeyDictionary()
+_LOCK = threading.Lock()
+
+
+def recency_of(index: Index, now: float | None = None) -> Recency:
+    """The index's recency, read from git at most every ``CHECK_SECONDS``."""
+    now = time.time() if now is None else now
+    with _LOCK:
+        known = _KNOWN.get(index)
+        if known is not None and now - known.now < CHECK_SECONDS:
+            return Recency(now, known.committed, known.staged_at)
+    found = read_recency(index.root, now)
+    with _LOCK:
+        _KNOWN[index] = found
+    return found
+
+
+def read_recency(root: Path, now: float) -> Recency:
+    """Ask git which files a commit of the last week touched, and when its index was written."""
+    if not is_checkout(root):
+        return Recency(now, None, None)
+    arguments = ["log", f"--since=@{int(now - RECENT_SECONDS)}", "--relative", "--name-only", "--no-renames",
+                 "--no-ext-diff", "--no-textconv", "--format=", "-z", "--"]
+    try:
+        done = run_git(root, arguments, GIT_TIMEOUT_S)
+        staged_at = (root / ".git" / "index").stat().st_mtime
+    except (FileNotFoundError, NotADirectoryError, subprocess.TimeoutExpired):
+        return Recency(now, None, None)
+    if done.returncode != 0:
+        return Recency(now, None, None)
+    return Recency(now, frozenset(path.strip("\n") for path in done.stdout.split("\0") if path.strip("\n")),
+                   staged_at)

@@ -1,0 +1,101 @@
+"""Which files changed in the last week: git's commits and unstaged edits in a checkout, else modification times."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+
+from conftest import write_tree
+
+from rag_lsp.index.root_index import Index
+from rag_lsp.retrieval.answer import ContextRequest
+from rag_lsp.retrieval.ranking.recency import CHECK_SECONDS, read_recency, recency_of
+from rag_lsp.retrieval.retrieve import retrieve
+
+DAY = 24 * 3600
+FILES = {"app/ledger.py": "def post(entry):\n    return entry\n", "app/audit.py": "def audit(entry):\n    return entry\n"}
+
+
+def git(root, *arguments, days_ago=0):
+    """Run git in ``root`` as a user would, committing ``days_ago`` days in the past."""
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(time.time() - days_ago * DAY)) + "+0000"
+    environment = {**os.environ, "GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp,
+                   "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org",
+                   "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.org"}
+    subprocess.run(["git", "-C", str(root), *arguments], check=True, capture_output=True, env=environment)
+
+
+def touch(path, seconds):
+    os.utime(path, (seconds, seconds))
+
+
+def test_outside_a_checkout_the_modification_time_decides(tmp_path):
+    root = write_tree(tmp_path / "ws", FILES)
+    touch(root / "app/audit.py", time.time() - 30 * DAY)
+    recency = read_recency(root, time.time())
+    assert recency.committed is None
+    assert recency.is_recent("app/ledger.py", (root / "app/ledger.py").stat().st_mtime_ns)
+    assert not recency.is_recent("app/audit.py", (root / "app/audit.py").stat().st_mtime_ns)
+    # An editor buffer has no time: it changed just now.
+    assert recency.is_recent("app/audit.py", 0)
+
+
+def test_in_a_checkout_last_weeks_commits_and_unstaged_edits_are_recent_not_a_fresh_clones_files(tmp_path):
+    root = write_tree(tmp_path / "ws", FILES)
+    git(root, "init", "-q")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "old", days_ago=30)
+    staged = (root / ".git" / "index").stat().st_mtime
+    # Written just before git wrote its index, as a clone or a checkout writes them: not recent, though new.
+    for name in FILES:
+        touch(root / name, staged - 5)
+    recency = read_recency(root, time.time())
+    assert recency.committed == frozenset()
+    assert not any(recency.is_recent(name, (root / name).stat().st_mtime_ns) for name in FILES)
+    # A file a commit of this week touched is recent, however old its time on disk; an edit written after git
+    # last wrote its index is recent too.
+    (root / "app/audit.py").write_text("def audit(entry):\n    return None\n")
+    git(root, "commit", "-q", "-am", "this week", days_ago=2)
+    touch(root / "app/audit.py", time.time() - 30 * DAY)
+    touch(root / "app/ledger.py", (root / ".git" / "index").stat().st_mtime + 5)
+    recency = read_recency(root, time.time())
+    assert recency.committed == {"app/audit.py"}
+    assert all(recency.is_recent(name, (root / name).stat().st_mtime_ns) for name in FILES)
+
+
+def test_git_is_asked_again_only_after_a_while(tmp_path):
+    root = write_tree(tmp_path / "ws", FILES)
+    git(root, "init", "-q")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "old", days_ago=30)
+    index = Index(root, use_cache=False)
+    index.refresh()
+    start = time.time()
+    assert recency_of(index, start).committed == frozenset()
+    (root / "app/audit.py").write_text("def audit(entry):\n    return 1\n")
+    git(root, "commit", "-q", "-am", "now")
+    assert recency_of(index, start + CHECK_SECONDS / 2).committed == frozenset()
+    assert recency_of(index, start + CHECK_SECONDS + 1).committed == {"app/audit.py"}
+
+
+def test_a_fresh_clones_places_do_not_say_they_changed_this_week(tmp_path):
+    source = write_tree(tmp_path / "source", FILES)
+    git(source, "init", "-q")
+    git(source, "add", ".")
+    git(source, "commit", "-q", "-m", "old", days_ago=30)
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(source), str(clone)], check=True, capture_output=True)
+    index = Index(clone, use_cache=False)
+    index.refresh()
+
+    def changed_this_week() -> set[str]:
+        answer = retrieve(index, ContextRequest("post an entry to the ledger", top_k=5))
+        return {item.path for item in answer.items if any("changed this week" in reason for reason in item.why)}
+
+    assert changed_this_week() == set()
+    (clone / "app/ledger.py").write_text("def post(entry):\n    return [entry]\n")
+    touch(clone / "app/ledger.py", time.time() + 5)
+    index.refresh()
+    recency_of(index, time.time() + CHECK_SECONDS + 1)
+    assert changed_this_week() == {"app/ledger.py"}
