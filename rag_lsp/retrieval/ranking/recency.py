@@ -31,11 +31,12 @@ GIT_TIMEOUT_S = 1.0
 @dataclass(frozen=True, slots=True)
 class Recency:
     """What says a file changed recently: ``committed`` (paths relative to the root, touched by a commit of
-    the last week) and ``staged_at`` (when git last wrote its index), or None for both outside a checkout."""
+    the last week) and ``staged_ns`` (when git last wrote its index, in the nanoseconds of file times: compared
+    as floats, a file written in the same tick could seem later), or None for both outside a checkout."""
 
     now: float
     committed: frozenset[str] | None
-    staged_at: float | None
+    staged_ns: int | None
 
     def is_recent(self, path: str, mtime_ns: int) -> bool:
         """Whether the file at ``path``, written at ``mtime_ns`` (0 for an editor buffer), changed recently."""
@@ -43,9 +44,9 @@ class Recency:
             return True
         written = mtime_ns / 1e9
         edited = self.now - written < RECENT_SECONDS
-        if self.committed is None or self.staged_at is None:
+        if self.committed is None or self.staged_ns is None:
             return edited
-        return path in self.committed or (edited and written > self.staged_at)
+        return path in self.committed or (edited and mtime_ns > self.staged_ns)
 
 
 _KNOWN: weakref.WeakKeyDictionary[Index, Recency] = weakref.WeakKeyDictionary()
@@ -58,7 +59,7 @@ def recency_of(index: Index, now: float | None = None) -> Recency:
     with _LOCK:
         known = _KNOWN.get(index)
         if known is not None and now - known.now < CHECK_SECONDS:
-            return Recency(now, known.committed, known.staged_at)
+            return Recency(now, known.committed, known.staged_ns)
     found = read_recency(index.root, now)
     with _LOCK:
         _KNOWN[index] = found
@@ -73,10 +74,10 @@ def read_recency(root: Path, now: float) -> Recency:
                  "--no-ext-diff", "--no-textconv", "--format=", "-z", "--"]
     try:
         done = run_git(root, arguments, GIT_TIMEOUT_S)
-        staged_at = (root / ".git" / "index").stat().st_mtime
+        staged_ns = (root / ".git" / "index").stat().st_mtime_ns
     except (FileNotFoundError, NotADirectoryError, subprocess.TimeoutExpired):
         return Recency(now, None, None)
     if done.returncode != 0:
         return Recency(now, None, None)
     return Recency(now, frozenset(path.strip("\n") for path in done.stdout.split("\0") if path.strip("\n")),
-                   staged_at)
+                   staged_ns)
