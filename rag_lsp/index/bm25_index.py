@@ -257,7 +257,8 @@ class BM25Index:
         are the same to the bit)."""
         if self._norms is None:
             lengths = np.concatenate([self.segment.doc_len.astype(np.int64), self.mutable.slot_columns()[1]])
-            self._norms = self.k1 * (1 - self.b + self.b * lengths / average)
+            # Only documents without a term make the average 0; every length is 0 then, and no posting reads a norm.
+            self._norms = self.k1 * (1 - self.b + self.b * lengths / (average or 1.0))
         return self._norms
 
     def _accumulate(self, query: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:

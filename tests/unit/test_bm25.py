@@ -15,6 +15,9 @@ from rag_lsp.index.bm25_index import BM25Index
 from rag_lsp.index.bm25_mutable import MutableBM25
 from rag_lsp.index.bm25_segment import FrozenSegment
 
+# Arithmetic on empty or degenerate corpora must not divide by zero: a NaN norm would be a wrong score.
+pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
+
 TOLERANCE = 1e-9
 
 HAND_CORPUS = {
