@@ -8,8 +8,10 @@ import time
 
 from conftest import write_tree
 
+from rag_lsp.git import run_git
 from rag_lsp.index.root_index import Index
 from rag_lsp.retrieval.answer import ContextRequest
+from rag_lsp.retrieval.ranking import recency
 from rag_lsp.retrieval.ranking.recency import CHECK_SECONDS, read_recency, recency_of
 from rag_lsp.retrieval.retrieve import retrieve
 
@@ -99,3 +101,18 @@ def test_a_fresh_clones_places_do_not_say_they_changed_this_week(tmp_path):
     index.refresh()
     recency_of(index, time.time() + CHECK_SECONDS + 1)
     assert changed_this_week() == {"app/ledger.py"}
+
+
+def test_after_git_failed_it_is_asked_again_only_much_later(tmp_path, monkeypatch):
+    root = write_tree(tmp_path / "ws", FILES)
+    (root / ".git").mkdir()  # A checkout git cannot read: it fails, as a slow one times out.
+    index = Index(root, use_cache=False)
+    index.refresh()
+    calls = []
+    monkeypatch.setattr(recency, "run_git", lambda *arguments: calls.append(arguments) or run_git(*arguments))
+    start = time.time()
+    assert recency.recency_of(index, start).committed is None
+    assert recency.recency_of(index, start + recency.CHECK_SECONDS + 1).committed is None
+    assert len(calls) == 1
+    recency.recency_of(index, start + recency.RETRY_SECONDS + 1)
+    assert len(calls) == 2

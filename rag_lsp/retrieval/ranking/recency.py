@@ -24,8 +24,12 @@ from rag_lsp.index.root_index import Index
 RECENT_SECONDS = 7 * 24 * 3600
 # How long git's answer is kept: commits and staging happen at human pace, questions at typing pace.
 CHECK_SECONDS = 60.0
-# The longest the git call may take; a question waits for it at most once a minute.
+# The longest the git call may take; a question waits for it at most once a minute, and after git was too slow
+# or failed, once in ``RETRY_SECONDS`` (the modification times answer meanwhile).
 GIT_TIMEOUT_S = 1.0
+RETRY_SECONDS = 600.0
+# The most commits read: a repository busier than this in a week gets its latest ones.
+MAX_COMMITS = 2000
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,20 +53,22 @@ class Recency:
         return path in self.committed or (edited and mtime_ns > self.staged_ns)
 
 
-_KNOWN: weakref.WeakKeyDictionary[Index, Recency] = weakref.WeakKeyDictionary()
+# Each index's last answer and when to ask git again.
+_KNOWN: weakref.WeakKeyDictionary[Index, tuple[Recency, float]] = weakref.WeakKeyDictionary()
 _LOCK = threading.Lock()
 
 
 def recency_of(index: Index, now: float | None = None) -> Recency:
-    """The index's recency, read from git at most every ``CHECK_SECONDS``."""
+    """The index's recency, read from git at most every ``CHECK_SECONDS`` (``RETRY_SECONDS`` after a failure)."""
     now = time.time() if now is None else now
     with _LOCK:
         known = _KNOWN.get(index)
-        if known is not None and now - known.now < CHECK_SECONDS:
-            return Recency(now, known.committed, known.staged_ns)
+        if known is not None and now < known[1]:
+            return Recency(now, known[0].committed, known[0].staged_ns)
     found = read_recency(index.root, now)
+    failed = found.committed is None and is_checkout(index.root)
     with _LOCK:
-        _KNOWN[index] = found
+        _KNOWN[index] = (found, now + (RETRY_SECONDS if failed else CHECK_SECONDS))
     return found
 
 
@@ -70,8 +76,8 @@ def read_recency(root: Path, now: float) -> Recency:
     """Ask git which files a commit of the last week touched, and when its index was written."""
     if not is_checkout(root):
         return Recency(now, None, None)
-    arguments = ["log", f"--since=@{int(now - RECENT_SECONDS)}", "--relative", "--name-only", "--no-renames",
-                 "--no-ext-diff", "--no-textconv", "--format=", "-z", "--"]
+    arguments = ["log", f"--since=@{int(now - RECENT_SECONDS)}", f"--max-count={MAX_COMMITS}", "--relative",
+                 "--name-only", "--no-renames", "--no-ext-diff", "--no-textconv", "--format=", "-z", "--"]
     try:
         done = run_git(root, arguments, GIT_TIMEOUT_S)
         staged_ns = (root / ".git" / "index").stat().st_mtime_ns
