@@ -240,11 +240,7 @@ def _graph_bonus(ctx: StrategyContext, places: dict[int, _Place]) -> None:
     if not places:
         return
     code = question_graph(ctx.index)
-    # Each place's score, read once: the bonuses below change them only after every score is read.
-    scored = [(place.score, place) for place in places.values()]
-    top = max(score for score, _ in scored)
-    strong = sorted(((score, p) for score, p in scored if score >= STRONG_HIT * top),
-                    key=lambda item: (-item[0], item[1].path))[:STRONG_HITS]
+    top, strong, _ = _strong_hits(places)
     lent: dict[str, tuple[float, str]] = {}
     for score, hit in strong:
         for neighbour in code.neighbours.get(hit.path, ()):
@@ -258,21 +254,28 @@ def _graph_bonus(ctx: StrategyContext, places: dict[int, _Place]) -> None:
             place.why.append(f"graph: linked to {source}")
 
 
+def _strong_hits(places: dict[int, _Place]) -> tuple[float, list[tuple[float, _Place]], dict[str, _Place]]:
+    """The best score, the best places of the ``STRONG_HITS`` best files within ``STRONG_HIT`` of it (best first,
+    ties by path), and every file's best place: the hits that lend the graph's and the companions' bonuses, each
+    reading the scores once, before its own bonus changes any."""
+    scored = sorted(((place.score, place) for place in places.values()),
+                    key=lambda item: (-item[0], item[1].path, item[1].chunk_id))
+    top = scored[0][0] if scored else 0.0
+    best: dict[str, _Place] = {}
+    for _, place in scored:
+        best.setdefault(place.path, place)
+    if top <= 0:
+        return top, [], best
+    firsts = [item for item in scored if best[item[1].path] is item[1]][:STRONG_HITS]
+    return top, [(score, hit) for score, hit in firsts if score >= STRONG_HIT * top], best
+
+
 def _companion_bonus(ctx: StrategyContext, places: dict[int, _Place]) -> None:
     """The companion of a strong hit's file (its header, its declarations, its grammar: ``companions.py``) gains
     a share of the hit's score at its best place, or at its best BM25 chunk when it had none."""
     if not places:
         return
-    scored = sorted(((place.score, place) for place in places.values()),
-                    key=lambda item: (-item[0], item[1].path, item[1].chunk_id))
-    top = scored[0][0]
-    if top <= 0:
-        return
-    best: dict[str, _Place] = {}
-    for _, place in scored:
-        best.setdefault(place.path, place)
-    firsts = [item for item in scored if best[item[1].path] is item[1]][:STRONG_HITS]
-    strong = [(score, hit) for score, hit in firsts if score >= STRONG_HIT * top]
+    top, strong, best = _strong_hits(places)
     # For a question, the stronger of two companions lifts the weaker, not the other way too: lending both ways
     # counts one piece of evidence twice (a header and its source lifting each other above the place that
     # explains). A report's fix changes the pair together as often as not, so there both are lifted
