@@ -55,8 +55,13 @@ def run(ctx: StrategyContext) -> list[Finding]:
         in_prose = ctx.message.in_prose(name)
         parts = segments(name)
         for path in files:
-            matched = max(common_suffix(parts[: len(parts) - drop], list(strip_layout(module_key(path))))
-                          for drop in range(min(len(parts), _MEMBER_SEGMENTS + 1)))
+            key = list(strip_layout(module_key(path)))
+            matches = [common_suffix(parts[: len(parts) - drop], key)
+                       for drop in range(min(len(parts), _MEMBER_SEGMENTS + 1))]
+            dropped = next((drop for drop, matched in enumerate(matches) if matched), 0)
+            if not _members_known(ctx, parts[len(parts) - dropped:]):
+                continue
+            matched = max(matches)
             weight = _reliability(matched) * _package_specificity(ctx, path) * specificity(len(files))
             findings.append(Finding(
                 path=path, strategy=NAME, anchor=name, in_prose=in_prose,
@@ -78,6 +83,14 @@ def _bare_modules(ctx: StrategyContext) -> dict[str, list[str]]:
         if files:
             found[name] = files
     return found
+
+
+def _members_known(ctx: StrategyContext, members: list[str]) -> bool:
+    """Whether the segments after the module part are members (``Class.method``, ``__version__``), not the
+    rest of a product's name: ``lazy.nvim`` is lazy.nvim itself, not a member ``nvim`` of ``lazy.lua``. A plain
+    lowercase word is a member only when the code defines or uses it."""
+    return all(not (member.isalpha() and member.islower()) or ctx.index.symbols.count(member)
+               or ctx.tables.uses(member) for member in members)
 
 
 def _reliability(matched: int) -> float:

@@ -67,3 +67,13 @@ def test_a_backticked_word_no_definition_has_names_the_module_file_named_for_it(
             **{f"src/part{i}.c": f"int part{i}(jq_state *jq) {{\n  return {i};\n}}\n" for i in range(6)}}
     project = heaviest(modules.run(context_for(tmp_path / "jq", tree, "`jq` should stop at `--`")))
     assert set(project) == {"src/jq.h"} and project["src/jq.h"] < 0.35
+
+
+def test_a_dotted_product_name_is_not_a_module_and_its_member(tmp_path):
+    tree = {"lua/lazy/init.lua": "local M = {}\nfunction M.setup(opts)\n  return opts\nend\nreturn M\n",
+            "lua/lazy/pkg/lazy.lua": "return { source = 'lazy' }\n"}
+    # ``lazy.nvim`` is the plugin's name: no code says ``nvim``, so it is no member of a module ``lazy``.
+    assert not modules.run(context_for(tmp_path / "a", tree, "how lazy.nvim checks for plugin updates"))
+    # ``lazy.setup`` is: the code defines ``setup``.
+    found = heaviest(modules.run(context_for(tmp_path / "b", tree, "lazy.setup ignores its options")))
+    assert "lua/lazy/pkg/lazy.lua" in found
