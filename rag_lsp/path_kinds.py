@@ -97,6 +97,21 @@ def secondary_kind(path: str) -> str | None:
     return None
 
 
+# The folders and file-name words that mark code written for Windows alone: ``src/win/fs.c`` beside
+# ``src/unix/fs.c``, Go's ``exec_windows.go``, ``fs-win32.c``.
+_WINDOWS_WORDS = frozenset({"win", "win32", "win64", "windows"})
+_NAME_WORDS = re.compile(r"[-_.]")
+
+
+@lru_cache(maxsize=65536)
+def is_windows_path(path: str) -> bool:
+    """Code for Windows alone, by a folder named for it or a word of the file's name (not its extension):
+    cross-platform code keeps a second implementation of the same behaviour there."""
+    parts = path.lower().split("/")
+    stem = parts[-1].rsplit(".", 1)[0]
+    return bool(_WINDOWS_WORDS.intersection(parts[:-1]) or _WINDOWS_WORDS.intersection(_NAME_WORDS.split(stem)))
+
+
 _NOT_SOURCE_DIRS = TEST_DIRS | _EXAMPLE_DIRS | _DOC_DIRS
 # A licence file: ``LICENSE``, ``COPYING``, ``LICENSE-MIT``, ``ICU-license.html`` (not ``license-checks.sh``).
 _LICENCE_NAME = re.compile(r"(?:[\w-]+[-_.])?(?:licen[cs]e|copying)(?:[-_.][\w-]+)?(?:\.(?:txt|md|rst|html?))?",
@@ -117,6 +132,29 @@ def vendored_folders(paths: Iterable[str], code_folders: set[str] | frozenset[st
         if parent and parent in code_folders and not _NOT_SOURCE_DIRS.intersection(folder.lower().split("/")):
             found.add(folder)
     return frozenset(found)
+
+
+# A folder named for a major version of the code it holds.
+_MAJOR_DIR = re.compile(r"v(\d+)", re.IGNORECASE)
+
+
+def older_version_folders(paths: Iterable[str]) -> frozenset[str]:
+    """Folders holding a major version of some code beside a folder with a later one (zod's ``src/v3/`` beside
+    ``src/v4/``): the older is kept for compatibility, and a question that names no version means the current
+    one. A lone version folder (Go's ``v2/`` module) has no sibling to be older than."""
+    folders = set()
+    for path in paths:
+        folder = path.rpartition("/")[0]
+        while folder and folder not in folders:
+            folders.add(folder)
+            folder = folder.rpartition("/")[0]
+    versions: dict[str, list[tuple[int, str]]] = {}
+    for folder in folders:
+        parent, _, name = folder.rpartition("/")
+        if match := _MAJOR_DIR.fullmatch(name):
+            versions.setdefault(parent, []).append((int(match.group(1)), folder))
+    return frozenset(folder for siblings in versions.values() for number, folder in siblings
+                     if number < max(siblings)[0])
 
 
 # A folder that names a version of what it holds (``v1.6``, ``2.x``, ``latest``), and, among documents, a folder

@@ -10,6 +10,8 @@ from rag_lsp.path_kinds import (
     is_prose_path,
     is_test_path,
     is_unknown_path,
+    is_windows_path,
+    older_version_folders,
     secondary_kind,
     vendored_folders,
 )
@@ -80,3 +82,21 @@ def test_files_of_unknown_type_are_not_taken_for_prose(path, language):
 ])
 def test_javascript_that_configures_a_tool_is_settings_not_code(path, code):
     assert is_code_path(path) == code
+
+
+@pytest.mark.parametrize(("path", "windows"), [
+    ("src/win/fs.c", True), ("src/unix/fs.c", False), ("os/exec_windows.go", True), ("src/fs-win32.c", True),
+    ("sys/windows/mod.rs", True), ("src/window.rs", False), ("lib/winston.js", False),
+    # The extension is not a word of the name.
+    ("docs/setup.win", False),
+])
+def test_code_for_windows_alone_is_told_by_its_folder_or_a_word_of_its_name(path, windows):
+    assert is_windows_path(path) == windows
+
+
+def test_a_major_version_folder_beside_a_later_one_is_older():
+    paths = ["packages/zod/src/v3/types.ts", "packages/zod/src/v3/helpers/util.ts", "packages/zod/src/v4/core/api.ts",
+             "packages/zod/src/v4-mini/index.ts",
+             # A lone version folder (a Go module's ``v2/``) and versions in different parents are not.
+             "v2/cobra.go", "api/v1/handler.go", "web/v2/app.go"]
+    assert older_version_folders(paths) == {"packages/zod/src/v3"}

@@ -620,3 +620,28 @@ def test_prose_words_also_search_the_forms_the_code_uses(tmp_path):
     assert named == ["defines Parser, named by 'parser'"]
     assert not any("named by" in reason for item in ask(index, question, config=DEFAULT_RANKING.without("variants")).items
                    for reason in item.why)
+
+
+def test_code_for_windows_alone_ranks_below_its_other_platforms_unless_the_question_names_windows(tmp_path):
+    body = "  /* open read write stat the file */\n  return uv_fs_open(loop, req, path);\n}\n"
+    tree = {"src/win/fs.c": f"int fs_open(uv_loop_t* loop, uv_fs_t* req, const char* path) {{\n{body}",
+            "src/unix/fs.c": f"int fs_open(uv_loop_t* loop, uv_fs_t* req, const char* path) {{\n{body}"}
+    built = indexed(tmp_path / "ws", tree)
+    first = [item.path for item in ask(built, "file system operations like open read write stat").items]
+    assert first[0] == "src/unix/fs.c"
+    demoted = next(item for item in ask(built, "open read write stat").items if item.path == "src/win/fs.c")
+    assert "rerank: code for Windows alone, and the question does not name Windows ×0.7" in demoted.why
+    named = next(item for item in ask(built, "open read write stat on Windows").items if item.path == "src/win/fs.c")
+    assert not any("Windows alone" in reason for reason in named.why)
+
+
+def test_an_older_major_version_beside_a_later_one_ranks_below_it_unless_the_question_names_it(tmp_path):
+    body = "export function safeParse(schema, input) {\n  // parse the input and return success or error\n}\n"
+    built = indexed(tmp_path / "ws", {"src/v3/types.ts": body, "src/v4/core/parse.ts": body})
+
+    def older_why(question: str) -> list[str]:
+        return next(item for item in ask(built, question).items if item.path == "src/v3/types.ts").why
+
+    assert [item.path for item in ask(built, "safeParse success or error").items][0] == "src/v4/core/parse.ts"
+    assert "rerank: an older version's copy (`v3/` beside a later one) ×0.5" in older_why("safeParse success or error")
+    assert not any("older version" in reason for reason in older_why("safeParse success or error in v3"))

@@ -26,7 +26,7 @@ PROSE_FACTOR = 0.5
 DESIGNED_SIGNALS = (("definition", 1.3), ("documented", 1.2), ("recent", 1.1), ("verbatim", 1.5), ("kind", 2.0),
                     ("prose", PROSE_FACTOR), ("non_code", 0.6), ("unknown", PROSE_FACTOR), ("minor_language", 0.7),
                     ("header", 0.6), ("secondary", 0.5), ("barrel", 0.7), ("test", TEST_FACTOR),
-                    ("example", EXAMPLE_FACTOR))
+                    ("example", EXAMPLE_FACTOR), ("platform", 0.7))
 OFF_BY_DEFAULT = frozenset({"definition", "documented", "header", "barrel", "kind"})
 SIGNALS = tuple((name, 1.0 if name in OFF_BY_DEFAULT else factor) for name, factor in DESIGNED_SIGNALS)
 STAGES = ("fusion", "rerank", "graph", "coherence", "companions", "backfill", "dependencies", "window", "expansion",

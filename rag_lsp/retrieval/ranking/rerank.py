@@ -24,8 +24,14 @@ reason it exists, and each that applies names itself in the place's ``why``:
   that has definitions): a small file's first lines win on path words alone;
 - copies below originals: declaration stubs, generated code, vendored and
   amalgamated copies (a vendored library known by its folder's name or by its
-  own licence inside the source), compatibility shims (×0.5), and re-export
+  own licence inside the source), compatibility shims and older major versions
+  kept beside the current one (``v3/`` beside ``v4/``, unless the question
+  names ``v3``) (×0.5), and re-export
   files (×0.7);
+- code for Windows alone (×0.7: ``src/win/fs.c`` beside ``src/unix/fs.c``,
+  ``exec_windows.go``) unless the question names Windows or windows: the
+  second implementation of a cross-platform behaviour, whose API names match
+  a question's words as well as the first's;
 - tests (×0.6, unless the question is about tests) and examples, benchmarks and
   code in documentation folders (×0.7, unless the question is about those or
   the docs) below the source: the evidence strategies demote them by the same
@@ -50,6 +56,8 @@ from rag_lsp.path_kinds import (
     is_prose_path,
     is_test_path,
     is_unknown_path,
+    is_windows_path,
+    older_version_folders,
     secondary_kind,
     vendored_folders,
 )
@@ -80,6 +88,11 @@ _KIND_WORDS = {
 _DOCSTRING = re.compile(r'^\s*(?:"""|\'\'\'|///|//!|/\*\*|##|#\'|--\[\[|@doc\b|"[^"\n]{20,})', re.MULTILINE)
 _ABOUT_DOCS = re.compile(r"\b(docs?|documentation|readme|guide|tutorial|changelog)\b", re.IGNORECASE)
 _ABOUT_EXAMPLES = re.compile(r"\b(examples?|samples?|demos?|benchmarks?)\b", re.IGNORECASE)
+# A question that names Windows, its APIs or its toolchains, or windows at all (a window manager's files are
+# named for its windows).
+_ABOUT_WINDOWS = re.compile(r"\b(windows?|win(32|64)?|winapi|winsock|msvc|mingw|cygwin|msys2?|wsl|iocp|dll)\b",
+                            re.IGNORECASE)
+_VERSION_WORDS = re.compile(r"\b(?:v|version\s*)(\d+)\b", re.IGNORECASE)
 _ABOUT_CONFIG = re.compile(r"\b(config\w*|settings?|yaml|toml|json|manifest|ci|workflow|dockerfile|build)\b",
                            re.IGNORECASE)
 
@@ -94,6 +107,8 @@ class Workspace:
     code_folders: frozenset[str]
     # Third-party libraries copied in, known by their own licence (``path_kinds.vendored_folders``).
     vendored: frozenset[str]
+    # Older major versions of code beside a newer one (``path_kinds.older_version_folders``).
+    older_versions: frozenset[str]
 
 
 _WORKSPACES: weakref.WeakKeyDictionary[Index, tuple[int, Workspace]] = weakref.WeakKeyDictionary()
@@ -107,6 +122,7 @@ class Signals:
     about_config: bool
     about_tests: bool
     about_examples: bool
+    about_windows: bool
     kinds: frozenset[str]
     verbatim: str | None
     workspace: Workspace
@@ -114,6 +130,8 @@ class Signals:
     recency: Recency
     # The names the question writes as code, or as a single word, that a definition can have.
     names: frozenset[str]
+    # The major versions the question names (``v3``, ``version 3``), as ``v3``.
+    versions: frozenset[str]
 
 
 def read_signals(index: Index, query: Query, message: Message, about_config: bool, about_tests: bool) -> Signals:
@@ -133,8 +151,10 @@ def read_signals(index: Index, query: Query, message: Message, about_config: boo
     verbatim = text.lower() if quoted else None
     names = frozenset(part for name in query.names for part in (name, re.split(r"\.|::|#", name)[-1]))
     return Signals(bool(_ABOUT_DOCS.search(subject)), about_config or bool(_ABOUT_CONFIG.search(subject)),
-                   about_tests, bool(_ABOUT_EXAMPLES.search(subject)), kinds, verbatim,
-                   workspace_of(index), recency_of(index), names)
+                   about_tests, bool(_ABOUT_EXAMPLES.search(subject)), bool(_ABOUT_WINDOWS.search(query.text)),
+                   kinds, verbatim,
+                   workspace_of(index), recency_of(index), names,
+                   frozenset(f"v{number}" for number in _VERSION_WORDS.findall(query.text)))
 
 
 def workspace_of(index: Index) -> Workspace:
@@ -153,7 +173,8 @@ def workspace_of(index: Index) -> Workspace:
     largest = max(counts.values(), default=0)
     major = frozenset(family for family, count in counts.items() if count == largest or count / total >= MAJOR_SHARE)
     folders = frozenset(path.rpartition("/")[0] for path in code if language_family(path) in major)
-    found = Workspace(main, folders, vendored_folders(index.files, {path.rpartition("/")[0] for path in code}))
+    found = Workspace(main, folders, vendored_folders(index.files, {path.rpartition("/")[0] for path in code}),
+                      older_version_folders(code))
     _WORKSPACES[index] = (generation, found)
     return found
 
@@ -172,6 +193,8 @@ class PathTraits:
     role: tuple[str, str] | None
     # A secondary copy, or a re-export file.
     copy: tuple[str, str] | None
+    # Code for one platform that the question does not name.
+    platform: tuple[str, str] | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,6 +207,7 @@ class PathKind:
     code: bool
     test: bool
     example: bool
+    windows: bool
     # A secondary copy's kind, or "barrel" for a re-export file, or None.
     copy: str | None
 
@@ -194,7 +218,7 @@ class PathKind:
         test = is_test_path(path)
         copy = secondary_kind(path) or ("barrel" if is_barrel_path(path) else None)
         return cls(prose, unknown, not prose and not unknown and is_code_path(path), test,
-                   not test and is_example_path(path), copy)
+                   not test and is_example_path(path), is_windows_path(path), copy)
 
 
 def path_traits(index: Index, path: str, kind_of_path: PathKind, signals: Signals) -> PathTraits:
@@ -221,19 +245,25 @@ def path_traits(index: Index, path: str, kind_of_path: PathKind, signals: Signal
         copy = ("barrel", "re-exports")
     elif kind_of_path.copy is not None:
         copy = ("secondary", f"{kind_of_path.copy} copy")
-    elif signals.workspace.vendored and _in_folders(path, signals.workspace.vendored):
+    elif signals.workspace.vendored and _folder_of(path, signals.workspace.vendored):
         copy = ("secondary", "vendored copy (its folder has its own licence)")
-    return PathTraits(recent, kind, kind_of_path.code, role, copy)
+    elif signals.workspace.older_versions and (older := _folder_of(path, signals.workspace.older_versions)):
+        version = older.rpartition("/")[2]
+        if version.lower() not in signals.versions:
+            copy = ("secondary", f"an older version's copy (`{version}/` beside a later one)")
+    platform = ("platform", "code for Windows alone, and the question does not name Windows") \
+        if kind_of_path.windows and not signals.about_windows else None
+    return PathTraits(recent, kind, kind_of_path.code, role, copy, platform)
 
 
-def _in_folders(path: str, folders: frozenset[str]) -> bool:
-    """Whether ``path`` lies under one of ``folders``."""
+def _folder_of(path: str, folders: frozenset[str]) -> str | None:
+    """The one of ``folders`` that ``path`` lies under (the innermost), or None."""
     folder = path.rpartition("/")[0]
     while folder:
         if folder in folders:
-            return True
+            return folder
         folder = folder.rpartition("/")[0]
-    return False
+    return None
 
 
 def factors(chunk: Chunk, signals: Signals, traits: PathTraits, defines_more: bool,
@@ -265,4 +295,6 @@ def factors(chunk: Chunk, signals: Signals, traits: PathTraits, defines_more: bo
         found.append(("header", "a file's header, not its definitions"))
     if traits.copy is not None:
         found.append(traits.copy)
+    if traits.platform is not None:
+        found.append(traits.platform)
     return [(weights.get(name, 1.0), reason) for name, reason in found if weights.get(name, 1.0) != 1.0]
