@@ -202,6 +202,20 @@ def test_lists_find_files_by_their_words_names_and_definitions(index):
         "the session manager")
 
 
+def test_the_files_a_path_word_names_follow_files_added_and_removed(index):
+    query = parse_query("how does the router register routes")
+
+    def named() -> set[str]:
+        return {index.chunks[item.chunk_id].path
+                for item in path_words(index, StrategyContext(index, query).tables, query)}
+
+    assert "app/router_table.py" not in named()
+    index.set_file("app/router_table.py", "def register(route):\n    return route\n")
+    assert "app/router_table.py" in named()
+    index.remove_file("app/routing.py")
+    assert named() == {"docs/routing.md", "app/router_table.py"}
+
+
 def test_top_k_means_top_k_and_the_backfill_says_so(index):
     config = DEFAULT_RANKING.without("window")
     answer = ask(index, "how are routes registered", top_k=6, config=config)

@@ -120,39 +120,54 @@ def path_words(index: Index, tables: WorkspaceTables, query: Query) -> list[List
     words = [w for w in dict.fromkeys(query.terms) if len(w) >= MIN_PREFIX and w not in STOPWORDS]
     if not words:
         return []
-    total = max(len(index.files), 1)
-    buckets = tables.memo("path stems", lambda: _path_stems(tables), paths_only=True)
-    # File names, stemmed, as they are asked for (a common word matches hundreds of files, and many share a name:
-    # ``__init__.py``, ``index.js``, a vendored copy's every file), until a path changes.
-    name_stems = tables.memo("file name stems", dict[str, str], paths_only=True)
+    # Each word's files, kept until a path changes: the words of one question recur in the next ("model",
+    # "form", "error" in a Django question), and a common one matches thousands of paths.
+    named = tables.memo("files a path word names", dict[str, tuple[float, frozenset[str], frozenset[str]]],
+                        paths_only=True)
     score: dict[str, float] = {}
     matched: dict[str, list[str]] = {}
     for word in words:
-        found: set[str] = set()
-        root = stem(word)
-        for part, part_root in buckets.get(root[:MIN_PREFIX], ()):
-            shorter, longer = (root, part_root) if len(root) <= len(part_root) else (part_root, root)
-            if len(shorter) >= MIN_PREFIX and longer.startswith(shorter):
-                found.update(tables.files_named_by(part))
-        # A file named exactly for the word (``Parser.scala`` for "parsers") counts however common the word is
-        # in other paths; otherwise a word in many paths says nothing about which.
-        exact = set()
-        for path in found:
-            name = path.rsplit("/", 1)[-1]
-            name_stem = name_stems.get(name)
-            if name_stem is None:
-                name_stem = name_stems[name] = stem(_file_stem(name))
-            if name_stem == root:
-                exact.add(path)
-        if len(found) > max(MIN_PATH_FILES, MAX_PATH_SHARE * total):
-            found = exact
-        rarity = math.log(1 + total / len(found)) if found else 0.0
+        known = named.get(word)
+        if known is None:
+            known = named[word] = _files_named_by_word(index, tables, word)
+        rarity, found, exact = known
         for path in found:
             score[path] = score.get(path, 0.0) + rarity * (EXACT_NAME if path in exact else 1.0)
             matched.setdefault(path, []).append(word)
     ranked = heapq.nsmallest(FILE_DEPTH, score, key=lambda path: (-score[path], path))
     best = best_chunks(index, query.terms, ranked)
     return [Listed(best[path], f"its name says {', '.join(matched[path])}") for path in ranked if path in best]
+
+
+def _files_named_by_word(index: Index, tables: WorkspaceTables, word: str) -> tuple[float, frozenset[str],
+                                                                                   frozenset[str]]:
+    """The rarity among paths of a question's word, the files whose name or folder it names (``path_words``),
+    and those named exactly for it."""
+    total = max(len(index.files), 1)
+    buckets = tables.memo("path stems", lambda: _path_stems(tables), paths_only=True)
+    # File names, stemmed, as they are asked for (a common word matches hundreds of files, and many share a name:
+    # ``__init__.py``, ``index.js``, a vendored copy's every file), until a path changes.
+    name_stems = tables.memo("file name stems", dict[str, str], paths_only=True)
+    found: set[str] = set()
+    root = stem(word)
+    for part, part_root in buckets.get(root[:MIN_PREFIX], ()):
+        shorter, longer = (root, part_root) if len(root) <= len(part_root) else (part_root, root)
+        if len(shorter) >= MIN_PREFIX and longer.startswith(shorter):
+            found.update(tables.files_named_by(part))
+    # A file named exactly for the word (``Parser.scala`` for "parsers") counts however common the word is in
+    # other paths; otherwise a word in many paths says nothing about which.
+    exact = set()
+    for path in found:
+        name = path.rsplit("/", 1)[-1]
+        name_stem = name_stems.get(name)
+        if name_stem is None:
+            name_stem = name_stems[name] = stem(_file_stem(name))
+        if name_stem == root:
+            exact.add(path)
+    if len(found) > max(MIN_PATH_FILES, MAX_PATH_SHARE * total):
+        found = exact
+    rarity = math.log(1 + total / len(found)) if found else 0.0
+    return rarity, frozenset(found), frozenset(exact)
 
 
 def _path_stems(tables: WorkspaceTables) -> dict[str, list[tuple[str, str]]]:
