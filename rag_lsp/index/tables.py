@@ -188,6 +188,17 @@ class WorkspaceTables:
             self._uses[name] = found
         return found
 
+    def use_files(self, name: str) -> int:
+        """How many files ``uses`` has for ``name``, without making the references when they are not made yet:
+        a strategy that wants a name's uses only when few files have them asks this first."""
+        found = self._uses.get(name)
+        if found is not None:
+            return len(found)
+        stored = self._stored
+        kept = self._from_stored
+        count = sum(1 for path in stored.files_of(name) if path in kept) if stored is not None else 0
+        return count + len(self._users.get(name, ()))
+
     def _add(self, path: str, entry: object, references: Sequence[Reference] | None) -> None:
         """Add a file; ``references`` None means the snapshot's, whose uses of a name are read from its columns."""
         self._entries[path] = entry

@@ -32,7 +32,9 @@ def test_stored_references_answer_what_the_lists_say():
     for name in ("run", "post", "Ledger"):
         grouped = {path: [r for r in refs if r.name == name] for path, refs in FILES.items()}
         assert table.uses_of(name) == {path: refs for path, refs in grouped.items() if refs}
+        assert table.files_of(name) == [path for path, refs in grouped.items() if refs]
     assert list(table.uses_of("run")) == ["a.py", "c.py"] and table.uses_of("no_such_name") == {}
+    assert table.files_of("no_such_name") == []
     assert stored({}).uses_of("run") == {} and len(stored({})) == 0
 
 
@@ -50,6 +52,7 @@ def test_uses_of_every_name_in_a_random_table_are_the_lists_own():
     assert len(names) < SCANS_BEFORE_SORT * 2
     for name in names * 2:
         grouped = {path: [r for r in refs if r.name == name] for path, refs in files.items()}
+        assert table.files_of(name) == [path for path, refs in grouped.items() if refs]
         assert table.uses_of(name) == {path: refs for path, refs in grouped.items() if refs}
     assert table._name_rows is not None
 
@@ -78,6 +81,7 @@ def test_an_index_serves_each_files_own_references_warm_and_after_edits(ledger_r
 
     assert {path: list(index.references[path]) for path in index.references} == parsed()
     tables = workspace_tables(index)
+    assert tables.use_files("convert") == 1
     asked = tables.uses("convert")
     assert list(asked) == ["shop/ledger.py"] and [r.name for r in asked["shop/ledger.py"]] == ["convert"]
     assert list(tables.uses("toFixed")) == ["web/format.ts"]
@@ -87,9 +91,12 @@ def test_an_index_serves_each_files_own_references_warm_and_after_edits(ledger_r
     (ledger_root / "web/format.ts").unlink()
     assert {path: list(index.references[path]) for path in index.references} == parsed()
     tables = workspace_tables(index)
+    # Counted before the uses are made (a file installed since the snapshot, one from it), then after.
+    assert tables.use_files("convert") == 2 and tables.use_files("toFixed") == 0
     expected = {path: [r for r in refs if r.name == "convert"] for path, refs in parsed().items()}
     assert tables.uses("convert") == {path: refs for path, refs in expected.items() if refs}
     assert sorted(tables.uses("convert")) == ["shop/audit.py", "shop/ledger.py"] and tables.uses("toFixed") == {}
+    assert tables.use_files("convert") == 2
 
 
 def test_a_save_serves_the_references_from_the_new_snapshot(tmp_path):

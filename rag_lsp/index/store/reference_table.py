@@ -44,6 +44,8 @@ class StoredReferences:
         # The rows in name order and where each name's rows begin (``_by_name``), and the scans made before them.
         self._name_rows: tuple[np.ndarray, np.ndarray] | None = None
         self._scans = 0
+        # The last name's rows: its files are often counted (``files_of``) just before its uses are made.
+        self._last: tuple[str, np.ndarray | None] | None = None
 
     def __len__(self) -> int:
         return len(self._names)
@@ -72,15 +74,9 @@ class StoredReferences:
         many comparisons (0.4 s against 15 ms for 3.2 million references at 100,000 files, 20 against 1 ms
         on Django), so a warm start's first answer does not pay for it, and a long session pays at most twice
         what the better of the two would have cost."""
-        number = self._ids().get(name)
-        if number is None:
+        rows = self._rows_of(name)
+        if rows is None:
             return {}
-        if self._name_rows is None and self._scans < SCANS_BEFORE_SORT:
-            self._scans += 1
-            rows = np.flatnonzero(self._names == number)
-        else:
-            order, starts = self._by_name()
-            rows = order[int(starts[number]):int(starts[number + 1])]
         files = self._files[rows]
         bounds = [0, *(np.flatnonzero(np.diff(files)) + 1).tolist(), len(rows)]
         paths, lines, kinds = self.paths, _numbers(self._lines[rows]), _numbers(self._kinds[rows])
@@ -90,6 +86,31 @@ class StoredReferences:
             path = paths[int(files[start])]
             found[path] = [_make((name, path, lines[i], strings[kinds[i]])) for i in range(start, end)]
         return found
+
+    def files_of(self, name: str) -> list[str]:
+        """The files with a reference to ``name``, in the snapshot's order, without making the references."""
+        rows = self._rows_of(name)
+        if rows is None or not len(rows):
+            return []
+        files = self._files[rows]
+        starts = [0, *(np.flatnonzero(np.diff(files)) + 1).tolist()]
+        return [self.paths[number] for number in files[starts].tolist()]
+
+    def _rows_of(self, name: str) -> np.ndarray | None:
+        """The rows of ``name``'s references in file order (None for a name no reference has)."""
+        if self._last is not None and self._last[0] == name:
+            return self._last[1]
+        number = self._ids().get(name)
+        if number is None:
+            rows = None
+        elif self._name_rows is None and self._scans < SCANS_BEFORE_SORT:
+            self._scans += 1
+            rows = np.flatnonzero(self._names == number)
+        else:
+            order, starts = self._by_name()
+            rows = order[int(starts[number]):int(starts[number + 1])]
+        self._last = (name, rows)
+        return rows
 
     def files_using(self, names: set[str]) -> list[str]:
         """The files with a reference to any of ``names``, in the snapshot's order: one pass over the name

@@ -138,6 +138,10 @@ def _defined(ctx: StrategyContext, anchor: str, definitions: list[Definition], f
 
 
 def _used(ctx: StrategyContext, name: str, factor: float, in_prose: bool) -> list[Finding]:
+    # A name used in many files is not made into its references only to be dropped (the uses of every provider
+    # are the index's, ``langservers/composite.py``).
+    if ctx.tables.use_files(last_segment(name)) > MAX_USE_FILES:
+        return []
     uses = ctx.symbols.uses(last_segment(name))
     if not uses or len(uses) > MAX_USE_FILES:
         return []
