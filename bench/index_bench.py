@@ -23,6 +23,10 @@ process with its own empty or filled cache directory:
   question's first asking (the first round but its first question, asked once before: what a new question
   costs, its chunks not yet built) and the repeats.
 
+``--answer-mode`` is the mode every answer is asked in: ``task`` (the default of ``ragLsp/context``: the ranked
+places and the bundle the task's template gathers around them, callers, tests and summaries) or ``ranked``
+(the ranked places alone, as the quality benchmarks ask: the ranking stack of issue 12).
+
 ``--modes cold,warm`` measures only those (warm and touch need cold's cache,
 so cold runs whenever they do). ``--bytecode`` measures each code as an
 installed package runs: its modules compiled to bytecode once, into a private
@@ -56,7 +60,7 @@ from latency import DJANGO_QUESTIONS, median_p95
 MODES = ("floor-read", "floor-stat", "cold", "warm", "touch")
 
 
-def child(mode: str, root: str, cache: str) -> dict:
+def child(mode: str, root: str, cache: str, answer_mode: str) -> dict:
     """One measurement, run inside a fresh interpreter."""
     started = time.perf_counter()
     if mode.startswith("floor"):
@@ -77,7 +81,7 @@ def child(mode: str, root: str, cache: str) -> dict:
         index = Index(root, cache_root=Path(cache))
         stats = index.refresh()
         indexed = time.perf_counter()
-        retrieve(index, ContextRequest(DJANGO_QUESTIONS[0]))
+        retrieve(index, ContextRequest(DJANGO_QUESTIONS[0], mode=answer_mode))
         result = {"files": stats.files, "chunks": stats.chunks, "parsed": stats.parsed, "reused": stats.reused,
                   "answered_at": time.time(), "index_s": indexed - imported, "first_s": time.perf_counter() - indexed}
         if mode == "warm":
@@ -85,7 +89,7 @@ def child(mode: str, root: str, cache: str) -> dict:
             for _ in range(5):
                 for query in DJANGO_QUESTIONS:
                     began = time.perf_counter()
-                    retrieve(index, ContextRequest(query))
+                    retrieve(index, ContextRequest(query, mode=answer_mode))
                     latencies.append((time.perf_counter() - began) * 1000)
             result["query_ms"] = latencies
     result["seconds"] = time.perf_counter() - started
@@ -154,10 +158,11 @@ def interleaved(codes: dict[str, str], repeats: int, bytecode: bool,
     return runs, loads
 
 
-def measure(mode: str, root: Path, cache: Path, code: Path, bytecode: Path | None = None) -> dict:
+def measure(mode: str, root: Path, cache: Path, code: Path, bytecode: Path | None = None,
+            answer_mode: str = "task") -> dict:
     env = child_env(code, bytecode)
     began = time.time()
-    process = subprocess.Popen([sys.executable, __file__, "--child", mode, str(root), str(cache)],
+    process = subprocess.Popen([sys.executable, __file__, "--child", mode, str(root), str(cache), answer_mode],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     peak = 0.0
     cpu: dict[int, float] = {}
@@ -178,17 +183,18 @@ def measure(mode: str, root: Path, cache: Path, code: Path, bytecode: Path | Non
     return result
 
 
-def run_once(root: Path, code: Path, modes: list[str], bytecode: Path | None) -> dict[str, dict]:
+def run_once(root: Path, code: Path, modes: list[str], bytecode: Path | None, answer_mode: str) -> dict[str, dict]:
     with tempfile.TemporaryDirectory() as cache:
         cache_path = Path(cache)
-        rows = {mode: measure(mode, root, cache_path, code, bytecode) for mode in MODES[:4] if mode in modes}
+        rows = {mode: measure(mode, root, cache_path, code, bytecode, answer_mode) for mode in MODES[:4]
+                if mode in modes}
         if "touch" not in modes:
             return rows
         victim = next(p for p in sorted(root.rglob("*.py")) if p.stat().st_size > 2000 and ".git" not in p.parts)
         original, stamp = victim.read_bytes(), victim.stat()
         try:
             victim.write_bytes(original + b"\n# touched by the benchmark\n")
-            rows["touch"] = measure("touch", root, cache_path, code, bytecode)
+            rows["touch"] = measure("touch", root, cache_path, code, bytecode, answer_mode)
         finally:
             victim.write_bytes(original)
             os.utime(victim, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
@@ -211,8 +217,10 @@ def main() -> None:
     parser.add_argument("--modes", default=",".join(MODES), help="the measurements to run, comma-separated")
     parser.add_argument("--bytecode", action="store_true",
                         help="compile each code to bytecode once (a private cache) before measuring it")
+    parser.add_argument("--answer-mode", choices=("task", "ranked"), default="task",
+                        help="the mode every answer is asked in (default: task, as ragLsp/context)")
     parser.add_argument("--json", type=Path, help="also write every measurement here")
-    parser.add_argument("--child", nargs=3, metavar=("MODE", "ROOT", "CACHE"), help=argparse.SUPPRESS)
+    parser.add_argument("--child", nargs=4, metavar=("MODE", "ROOT", "CACHE", "ANSWER_MODE"), help=argparse.SUPPRESS)
     args, _ = parser.parse_known_args()
     if args.child:
         print(json.dumps(child(*args.child)))
@@ -221,7 +229,7 @@ def main() -> None:
     asked = set(args.modes.split(","))
     modes = [mode for mode in MODES if mode in asked or (mode == "cold" and asked & {"warm", "touch"})]
     runs, loads = interleaved(codes, args.repeats, args.bytecode,
-                              lambda code, bytecode: run_once(args.root, code, modes, bytecode))
+                              lambda code, bytecode: run_once(args.root, code, modes, bytecode, args.answer_mode))
     if args.json:
         args.json.write_text(json.dumps(runs, indent=1))
     cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
@@ -229,6 +237,7 @@ def main() -> None:
     print(f"machine: {cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"{time.strftime('%Y-%m-%d %H:%M %Z')}; root: {args.root}; {args.repeats} repeat(s), "
           f"{'bytecode compiled once' if args.bytecode else 'bytecode as the environment has it'}, "
+          f"answers in {args.answer_mode} mode, "
           f"load average {min(loads):.1f}–{max(loads):.1f}; median (min–max)")
     print("| code | run | files | chunks | parsed | from cache | seconds | CPU s | start to first answer s "
           "| peak RSS MB, with workers / main |")
