@@ -3,7 +3,8 @@
 Completion context must never wait for the disk, and the index's chunks hold
 every line of a file that matters (each line is in at most one chunk; only
 blank lines and trivial closers such as ``}`` are in none). ``FileText``
-rebuilds a file's lines from its chunks, and ``head``/``body`` cut a
+rebuilds a file's lines from its chunks (``ChunkedText`` as they are asked
+for), and ``head``/``body`` cut a
 definition down to what a completion model needs first: its signature and
 docstring, then, budget allowing, its body (for a class: its fields and the
 signatures of its methods).
@@ -12,7 +13,8 @@ signatures of its methods).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from bisect import bisect_right
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from rag_lsp.model import CLASS_LIKE_KINDS, Chunk, Definition
@@ -67,6 +69,42 @@ class FileText:
 
     def slice(self, start: int, end: int) -> list[str]:
         return self.lines[max(start, 1) - 1 : max(end, 0)]
+
+
+class ChunkedText(FileText):
+    """A file's lines read from its chunks as they are asked for, each chunk's when one of its lines is: a
+    bundle's summary reads a definition's first lines, and rebuilding a large file's every line from its chunks
+    cost more than the rest of the summary. The chunks are given in line order and do not overlap (as the index
+    makes them), by their first and last lines and a reader of a chunk's text by position; a line reads as
+    ``from_pieces`` would make it."""
+
+    def __init__(self, starts: list[int], ends: list[int], read: Callable[[int], str]) -> None:
+        super().__init__([])
+        self._starts, self._ends, self._read = starts, ends, read
+        self._own: dict[int, list[str]] = {}
+
+    @staticmethod
+    def fits(starts: list[int], ends: list[int]) -> bool:
+        """Whether chunks with these first and last lines are in line order without overlapping."""
+        return all(end < start for end, start in zip(ends, starts[1:]))
+
+    def __len__(self) -> int:
+        return self._ends[-1] if self._ends else 0
+
+    def line(self, number: int) -> str:
+        position = bisect_right(self._starts, number) - 1
+        if position < 0 or number > self._ends[position]:
+            return ""
+        own = self._own.get(position)
+        if own is None:
+            # A piece of a split definition starts with a repeated signature: its own lines are the last ones.
+            own = self._own[position] = self._read(position).split("\n")[
+                -(self._ends[position] - self._starts[position] + 1):]
+        offset = number - self._starts[position]
+        return own[offset] if offset < len(own) else ""
+
+    def slice(self, start: int, end: int) -> list[str]:
+        return [self.line(number) for number in range(max(start, 1), min(end, len(self)) + 1)]
 
 
 @dataclass(frozen=True, slots=True)

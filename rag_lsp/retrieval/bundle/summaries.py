@@ -14,21 +14,36 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rag_lsp import languages
-from rag_lsp.index.outline import FUNCTION_KINDS, FileText, docstring_end, signature_end
+from rag_lsp.index.outline import FUNCTION_KINDS, ChunkedText, FileText, docstring_end, signature_end
 from rag_lsp.index.root_index import Index
+from rag_lsp.index.store.chunk_layout import LAYOUTS
 from rag_lsp.index.store.per_file import PerFile
 from rag_lsp.model import CLASS_LIKE_KINDS, Chunk, Definition
 
 DOC_PREVIEW_CHARS = 200
-# Files whose text, rebuilt from their chunks, is kept between questions (per index).
+# Files whose text, read from their chunks, is kept between questions (per index).
 TEXTS_KEPT = 256
 MAX_CHILDREN = 15
 # Lines of a place without a definition (a Markdown section, top-level code) that its summary keeps.
 HEAD_LINES = 3
 _COMMENT_MARKERS = re.compile(r"^\s*(//+!?|#+|--|\*+/?|/\*+!?\*?|<!--|;+)\s?")
-_TEXTS = PerFile(lambda index, path: FileText.from_pieces(
-    index.chunks.pieces_of(entry.chunk_ids) if (entry := index.files.get(path)) else []), TEXTS_KEPT)
 _DOC_QUOTES = re.compile(r"""^\s*[rRbBuUfF]{0,2}("{3}|'{3}|"|')|("{3}|'{3}|"|')\s*$""")
+
+
+def _text(index: Index, path: str) -> FileText:
+    """A file's text, its lines read from its chunks as a summary asks for them (``ChunkedText``), or rebuilt
+    whole should its chunks overlap."""
+    entry = index.files.get(path)
+    if entry is None:
+        return FileText([])
+    layout = LAYOUTS.get(index, path)
+    starts, ends, chunks, ids = layout.starts.tolist(), layout.ends.tolist(), index.chunks, layout.ids
+    if not ChunkedText.fits(starts, ends):
+        return FileText.from_pieces(chunks.pieces_of(list(ids)))
+    return ChunkedText(starts, ends, lambda position: chunks.content(ids[position]))
+
+
+_TEXTS = PerFile(_text, TEXTS_KEPT)
 
 
 @dataclass(frozen=True, slots=True)
