@@ -27,19 +27,25 @@ _DOC_DIRS = frozenset({"doc", "docs", "documentation"})
 _NON_CODE_LANGUAGES = PROSE_LANGUAGES | {"yaml", "toml", "json", "ini", "html", "css", "sql", "build"}
 
 
+def _folders(path: str) -> list[str]:
+    """A path's folders in lower case (a ranking asks what a few hundred new paths are, question after
+    question: one split of the lowered path, looked up in sets)."""
+    return path.lower().split("/")[:-1]
+
+
 @lru_cache(maxsize=65536)
 def is_test_path(path: str) -> bool:
     """Tests and test data, by directory or by the naming conventions of the common test runners."""
-    parts = path.split("/")
-    return _TEST_NAME.match(parts[-1]) is not None or any(part.lower() in TEST_DIRS for part in parts[:-1])
+    return (_TEST_NAME.match(path.rpartition("/")[2]) is not None
+            or not TEST_DIRS.isdisjoint(_folders(path)))
 
 
 @lru_cache(maxsize=65536)
 def is_example_path(path: str) -> bool:
     """Examples, samples and benchmarks, and code inside documentation directories."""
-    directories = [part.lower() for part in path.split("/")[:-1]]
-    return any(part in _EXAMPLE_DIRS for part in directories) or (
-        any(part in _DOC_DIRS for part in directories) and not is_prose_path(path))
+    directories = _folders(path)
+    return not _EXAMPLE_DIRS.isdisjoint(directories) or (
+        not _DOC_DIRS.isdisjoint(directories) and not is_prose_path(path))
 
 
 @lru_cache(maxsize=65536)
@@ -69,6 +75,7 @@ def is_unknown_path(path: str) -> bool:
 
 
 # Copies of the source made for distribution or by a generator: they absorb the evidence their originals should get.
+_COMPAT_DIRS = frozenset({"compat", "_compat", "legacy"})
 _SECONDARY_DIRS = frozenset({"vendor", "vendored", "third_party", "thirdparty", "external", "extern", "dist",
                              "single_include", "amalgamation", "generated", "gen", "compat", "_compat", "legacy"})
 _SECONDARY_NAME = re.compile(
@@ -89,10 +96,10 @@ def secondary_kind(path: str) -> str | None:
         return "declaration"
     if _SECONDARY_NAME.search(name):
         return "generated"
-    directories = [part.lower() for part in path.split("/")[:-1]]
-    if any(part in ("compat", "_compat", "legacy") for part in directories):
+    directories = _folders(path)
+    if not _COMPAT_DIRS.isdisjoint(directories):
         return "compat"
-    if any(part in _SECONDARY_DIRS for part in directories):
+    if not _SECONDARY_DIRS.isdisjoint(directories):
         return "vendored"
     return None
 
@@ -107,12 +114,13 @@ _NAME_WORDS = re.compile(r"[-_.]")
 def is_windows_path(path: str) -> bool:
     """Code for Windows alone, by a folder named for it or a word of the file's name (not its extension):
     cross-platform code keeps a second implementation of the same behaviour there."""
-    parts = path.lower().split("/")
-    stem = parts[-1].rsplit(".", 1)[0]
-    return bool(_WINDOWS_WORDS.intersection(parts[:-1]) or _WINDOWS_WORDS.intersection(_NAME_WORDS.split(stem)))
+    folder, _, name = path.lower().rpartition("/")
+    return not (_WINDOWS_WORDS.isdisjoint(folder.split("/"))
+                and _WINDOWS_WORDS.isdisjoint(_NAME_WORDS.split(name.rsplit(".", 1)[0])))
 
 
 _NOT_SOURCE_DIRS = TEST_DIRS | _EXAMPLE_DIRS | _DOC_DIRS
+
 # A licence file: ``LICENSE``, ``COPYING``, ``LICENSE-MIT``, ``ICU-license.html`` (not ``license-checks.sh``).
 _LICENCE_NAME = re.compile(r"(?:[\w-]+[-_.])?(?:licen[cs]e|copying)(?:[-_.][\w-]+)?(?:\.(?:txt|md|rst|html?))?",
                            re.IGNORECASE)
