@@ -120,7 +120,6 @@ def is_windows_path(path: str) -> bool:
 
 
 _NOT_SOURCE_DIRS = TEST_DIRS | _EXAMPLE_DIRS | _DOC_DIRS
-
 # A licence file: ``LICENSE``, ``COPYING``, ``LICENSE-MIT``, ``ICU-license.html`` (not ``license-checks.sh``).
 _LICENCE_NAME = re.compile(r"(?:[\w-]+[-_.])?(?:licen[cs]e|copying)(?:[-_.][\w-]+)?(?:\.(?:txt|md|rst|html?))?",
                            re.IGNORECASE)

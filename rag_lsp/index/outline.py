@@ -79,6 +79,7 @@ class ChunkedText(FileText):
     ``from_pieces`` would make it."""
 
     def __init__(self, starts: list[int], ends: list[int], read: Callable[[int], str]) -> None:
+        # ``lines`` stays empty: every line is read through ``line`` and ``slice``.
         super().__init__([])
         self._starts, self._ends, self._read = starts, ends, read
         self._own: dict[int, list[str]] = {}

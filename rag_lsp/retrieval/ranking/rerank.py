@@ -152,8 +152,7 @@ def read_signals(index: Index, query: Query, message: Message, about_config: boo
     names = frozenset(part for name in query.names for part in (name, re.split(r"\.|::|#", name)[-1]))
     return Signals(bool(_ABOUT_DOCS.search(subject)), about_config or bool(_ABOUT_CONFIG.search(subject)),
                    about_tests, bool(_ABOUT_EXAMPLES.search(subject)), bool(_ABOUT_WINDOWS.search(query.text)),
-                   kinds, verbatim,
-                   workspace_of(index), recency_of(index), names,
+                   kinds, verbatim, workspace_of(index), recency_of(index), names,
                    frozenset(f"v{number}" for number in _VERSION_WORDS.findall(query.text)))
 
 

@@ -90,7 +90,7 @@ def _members_known(ctx: StrategyContext, members: list[str]) -> bool:
     rest of a product's name: ``lazy.nvim`` is lazy.nvim itself, not a member ``nvim`` of ``lazy.lua``. A plain
     lowercase word is a member only when the code defines or uses it."""
     return all(not (member.isalpha() and member.islower()) or ctx.index.symbols.count(member)
-               or ctx.tables.uses(member) for member in members)
+               or ctx.tables.use_files(member) for member in members)
 
 
 def _reliability(matched: int) -> float:
