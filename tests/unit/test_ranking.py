@@ -74,6 +74,11 @@ def ask(index, text, top_k=10, config=DEFAULT_RANKING):
     return retrieve(index, ContextRequest(text, top_k=top_k), config=config)
 
 
+def placed(index, text, path, top_k=10):
+    """The answer's place in ``path`` (``StopIteration`` when the answer has none)."""
+    return next(item for item in ask(index, text, top_k).items if item.path == path)
+
+
 def expected_file_scores(index, terms):
     """BM25 over each file's chunks taken as one document, written out."""
     documents = {path: Counter(t for chunk_id in entry.chunk_ids for t in chunk_terms(index.chunks[chunk_id]))
@@ -260,7 +265,7 @@ def test_files_in_a_language_the_workspace_barely_uses_come_later(tmp_path):
     tree["tools/routes.rs"] = "fn routes() { println!(\"route\"); }\n"
     index = Index(write_tree(tmp_path / "ws", tree), use_cache=False)
     index.refresh()
-    rust = next(item for item in ask(index, "route handlers", top_k=20).items if item.path == "tools/routes.rs")
+    rust = placed(index, "route handlers", "tools/routes.rs", top_k=20)
     assert any("main languages" in reason for reason in rust.why)
 
 
@@ -498,7 +503,7 @@ def test_tests_come_after_the_code_they_test_unless_the_question_is_about_tests(
     built = indexed(tmp_path / "ws", tree)
 
     def test_item(question: str):
-        return next(item for item in ask(built, question).items if item.path == "tests/test_routing.py")
+        return placed(built, question, "tests/test_routing.py")
 
     assert any(reason.startswith("rerank: a test") for reason in test_item("include_router registers routes").why)
     assert not any(reason.startswith("rerank: a test")
@@ -532,7 +537,7 @@ def test_an_all_capitals_constant_does_not_make_a_question_one_about_configurati
     built = indexed(tmp_path / "ws", tree)
 
     def completion_demoted(question: str) -> bool:
-        item = next(item for item in ask(built, question).items if item.path == "contrib/completion/_fd")
+        item = placed(built, question, "contrib/completion/_fd")
         return any("unknown type away from the source" in reason for reason in item.why)
 
     # ``ARG_MAX`` is a constant (no code reads it from the environment); ``FD_PAGER`` is a variable code reads.
@@ -559,7 +564,7 @@ def test_what_counts_as_the_source_follows_a_file_moved_between_folders(tmp_path
     built = indexed(tmp_path / "ws", tree)
 
     def grammar_demoted() -> bool:
-        item = next(item for item in ask(built, "IDENT token expr grammar").items if item.path == "grammar/parser.y")
+        item = placed(built, "IDENT token expr grammar", "grammar/parser.y")
         return any("unknown type away from the source" in reason for reason in item.why)
 
     assert grammar_demoted()
@@ -643,9 +648,9 @@ def test_code_for_windows_alone_ranks_below_its_other_platforms_unless_the_quest
     built = indexed(tmp_path / "ws", tree)
     first = [item.path for item in ask(built, "file system operations like open read write stat").items]
     assert first[0] == "src/unix/fs.c"
-    demoted = next(item for item in ask(built, "open read write stat").items if item.path == "src/win/fs.c")
+    demoted = placed(built, "open read write stat", "src/win/fs.c")
     assert "rerank: code for Windows alone, and the question does not name Windows ×0.7" in demoted.why
-    named = next(item for item in ask(built, "open read write stat on Windows").items if item.path == "src/win/fs.c")
+    named = placed(built, "open read write stat on Windows", "src/win/fs.c")
     assert not any("Windows alone" in reason for reason in named.why)
 
 
@@ -654,7 +659,7 @@ def test_an_older_major_version_beside_a_later_one_ranks_below_it_unless_the_que
     built = indexed(tmp_path / "ws", {"src/v3/types.ts": body, "src/v4/core/parse.ts": body})
 
     def older_why(question: str) -> list[str]:
-        return next(item for item in ask(built, question).items if item.path == "src/v3/types.ts").why
+        return placed(built, question, "src/v3/types.ts").why
 
     assert ask(built, "safeParse success or error").items[0].path == "src/v4/core/parse.ts"
     assert "rerank: an older version's copy (`v3/` beside a later one) ×0.5" in older_why("safeParse success or error")
