@@ -18,6 +18,17 @@ def is_checkout(root: Path) -> bool:
     return (root / ".git").exists()
 
 
+def git_dir(root: Path) -> Path:
+    """The checkout's git folder: ``.git`` itself, or for a worktree the folder its ``.git`` file names
+    (``gitdir: ...``, relative to the checkout or absolute)."""
+    marker = root / ".git"
+    if marker.is_file():
+        text = marker.read_text(encoding="utf-8", errors="replace").strip()
+        if text.startswith("gitdir:"):
+            return root / text.removeprefix("gitdir:").strip()
+    return marker
+
+
 def run_git(root: Path, arguments: list[str], timeout: float) -> subprocess.CompletedProcess[str]:
     """``git -C root ARGUMENTS``; raises ``FileNotFoundError`` without git and ``subprocess.TimeoutExpired``."""
     command = ["git", "-c", "core.fsmonitor=false", "-C", str(root), *arguments]

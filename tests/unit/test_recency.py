@@ -66,6 +66,20 @@ def test_in_a_checkout_last_weeks_commits_and_unstaged_edits_are_recent_not_a_fr
     assert all(recency.is_recent(name, (root / name).stat().st_mtime_ns) for name in FILES)
 
 
+def test_a_worktree_reads_its_own_git_index(tmp_path):
+    root = write_tree(tmp_path / "ws", FILES)
+    git(root, "init", "-q")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "old", days_ago=30)
+    git(root, "worktree", "add", "-q", str(tmp_path / "tree"))
+    tree = tmp_path / "tree"
+    assert (tree / ".git").is_file()
+    (tree / "app/audit.py").write_text("def audit(entry):\n    return None\n")
+    git(tree, "commit", "-q", "-am", "this week", days_ago=2)
+    recency = read_recency(tree, time.time())
+    assert recency.committed == {"app/audit.py"} and recency.staged_ns is not None
+
+
 def test_git_is_asked_again_only_after_a_while(tmp_path):
     root = write_tree(tmp_path / "ws", FILES)
     git(root, "init", "-q")

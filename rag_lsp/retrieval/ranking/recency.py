@@ -18,7 +18,7 @@ import weakref
 from dataclasses import dataclass
 from pathlib import Path
 
-from rag_lsp.git import is_checkout, run_git
+from rag_lsp.git import git_dir, is_checkout, run_git
 from rag_lsp.index.root_index import Index
 
 RECENT_SECONDS = 7 * 24 * 3600
@@ -80,8 +80,8 @@ def read_recency(root: Path, now: float) -> Recency:
                  "--name-only", "--no-renames", "--no-ext-diff", "--no-textconv", "--format=", "-z", "--"]
     try:
         done = run_git(root, arguments, GIT_TIMEOUT_S)
-        staged_ns = (root / ".git" / "index").stat().st_mtime_ns
-    except (FileNotFoundError, NotADirectoryError, subprocess.TimeoutExpired):
+        staged_ns = (git_dir(root) / "index").stat().st_mtime_ns
+    except (OSError, subprocess.TimeoutExpired):
         return Recency(now, None, None)
     if done.returncode != 0:
         return Recency(now, None, None)
