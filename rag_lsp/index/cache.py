@@ -388,7 +388,7 @@ def decode(path: str, blob: str, size: int, mtime_ns: int, raw: bytes) -> Cached
     return CachedFile(parsed, tokens, size, mtime_ns, raw)
 
 
-# The payload's columns of a chunk and of a definition, in the order of their dataclass fields (``decode``
-# unpacks them in this order).
-_CHUNK_FIELDS = tuple(f for f in Chunk.__dataclass_fields__ if f not in ("path", "language", "blob_id"))
-_DEFINITION_FIELDS = tuple(f for f in Definition.__dataclass_fields__ if f != "path")
+# The payload's columns of a chunk and of a definition, in the order of their fields (``decode`` unpacks them in
+# this order).
+_CHUNK_FIELDS = tuple(f for f in Chunk._fields if f not in ("path", "language", "blob_id"))
+_DEFINITION_FIELDS = tuple(f for f in Definition._fields if f != "path")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 from strategy_helpers import chunk_name, context_for, heaviest
 
@@ -113,7 +111,7 @@ def test_a_symbol_provider_can_answer_instead_of_the_index(tmp_path):
     index = context_for(tmp_path, REPO, "").index
     (ledger_post,) = [d for d in index.symbols.in_file("shop/ledger.py") if d.qualname == "Ledger.post"]
     # The server knows better: the method moved to api.py (the index has not seen the edit yet).
-    provider = LanguageServer(replace(ledger_post, path="shop/api.py", start_line=4, end_line=5))
+    provider = LanguageServer(ledger_post._replace(path="shop/api.py", start_line=4, end_line=5))
     ctx = StrategyContext(index, parse_query("why does `Ledger.post` fail"), provider=provider)
     found = [f for f in symbols.run(ctx) if f.anchor == "Ledger.post"]
     assert {f.path for f in found} == {"shop/api.py"}
