@@ -39,14 +39,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from rag_lsp.index.root_index import Index
-from rag_lsp.path_kinds import copy_family
+from rag_lsp.path_kinds import PathKind, copy_family
 from rag_lsp.retrieval.rank import Candidate
 from rag_lsp.retrieval.ranking import candidates as lists
 from rag_lsp.retrieval.ranking.centrality import dependencies, question_graph
 from rag_lsp.retrieval.ranking.companions import companions
 from rag_lsp.retrieval.ranking.config import RankingConfig
 from rag_lsp.retrieval.ranking.expansion import feedback_terms, prose_words, word_variants
-from rag_lsp.retrieval.ranking.rerank import PathKind, PathTraits, factors, path_traits, read_signals
+from rag_lsp.retrieval.ranking.rerank import PathTraits, factors, path_traits, read_signals
 from rag_lsp.retrieval.strategies.base import StrategyContext
 
 # The lists read from the question itself rather than from the BM25 query: their reasons say nothing of its forms.

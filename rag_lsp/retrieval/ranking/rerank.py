@@ -50,15 +50,10 @@ from rag_lsp.index.root_index import Index
 from rag_lsp.languages import spec
 from rag_lsp.model import Chunk
 from rag_lsp.path_kinds import (
-    is_barrel_path,
+    PathKind,
     is_code_path,
-    is_example_path,
-    is_prose_path,
-    is_test_path,
     is_unknown_path,
-    is_windows_path,
     older_version_folders,
-    secondary_kind,
     vendored_folders,
 )
 from rag_lsp.retrieval.query import Query
@@ -194,30 +189,6 @@ class PathTraits:
     copy: tuple[str, str] | None
     # Code for one platform that the question does not name.
     platform: tuple[str, str] | None
-
-
-@dataclass(frozen=True, slots=True)
-class PathKind:
-    """What a path alone says (a dozen pattern tests), kept per path until files come or go: a first question
-    weighs the places of some two hundred files."""
-
-    prose: bool
-    unknown: bool
-    code: bool
-    test: bool
-    example: bool
-    windows: bool
-    # A secondary copy's kind, or "barrel" for a re-export file, or None.
-    copy: str | None
-
-    @classmethod
-    def of(cls, path: str) -> PathKind:
-        prose = is_prose_path(path)
-        unknown = not prose and is_unknown_path(path)
-        test = is_test_path(path)
-        copy = secondary_kind(path) or ("barrel" if is_barrel_path(path) else None)
-        return cls(prose, unknown, not prose and not unknown and is_code_path(path), test,
-                   not test and is_example_path(path), is_windows_path(path), copy)
 
 
 def path_traits(index: Index, path: str, kind_of_path: PathKind, signals: Signals) -> PathTraits:
