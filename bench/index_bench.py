@@ -73,10 +73,14 @@ def child(mode: str, root: str, cache: str, answer_mode: str) -> dict:
             count = sum(1 for f in walk([root], stats) if os.stat(Path(root) / f.path).st_size >= 0)
         result: dict = {"files": count}
     else:
+        from rag_lsp.gc_pause import tune_for_answers
         from rag_lsp.index.root_index import Index
         from rag_lsp.retrieval.answer import ContextRequest
         from rag_lsp.retrieval.retrieve import retrieve
 
+        # The collector as every process that answers has it: the server, the command line and the MCP server
+        # each make a Session, which tunes it first thing (``gc_pause.py``).
+        tune_for_answers()
         imported = time.perf_counter()
         index = Index(root, cache_root=Path(cache))
         stats = index.refresh()
