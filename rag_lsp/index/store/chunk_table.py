@@ -19,7 +19,7 @@ from typing import cast
 
 import numpy as np
 
-from rag_lsp.model import Chunk
+from rag_lsp.model import Chunk, ChunkHead
 
 # Chunks built from columns that are kept for the next time they are asked for. One question's ranking on
 # Django (5,324 files) builds about 5,000; keeping 65,536 rather than 8,192 took eight questions from 218 to
@@ -76,6 +76,15 @@ class StoredChunks:
                                strings[qualname] if qualname >= 0 else None, strings[kind], language, blob,
                                str(text[start:end], "utf-8", "replace")))
         return built
+
+    def heads(self, rows: list[int]) -> list[ChunkHead]:
+        """The heads of some rows' chunks (everything but the text and the bytes), without building them."""
+        strings, files, at = self.strings, self.files, self._at(rows)
+        return [ChunkHead(files[file][0], first, last, strings[symbol] if symbol >= 0 else None,
+                          strings[qualname] if qualname >= 0 else None, strings[kind], files[file][1])
+                for file, (first, last), symbol, qualname, kind in zip(
+                    self.file[at].tolist(), self.lines[at].tolist(), self.symbol[at].tolist(),
+                    self.qualname[at].tolist(), self.kind[at].tolist())]
 
     def pieces(self, rows: list[int]) -> list[tuple[int, int, str]]:
         """The first line, last line and text of some rows' chunks, without building them."""
@@ -148,6 +157,16 @@ class ChunkTable(Mapping[int, Chunk]):
                     del self._memo[next(iter(self._memo))]
                 self._memo[chunk_ids[position]] = chunk
         return cast(list[Chunk], found)
+
+    def heads(self, chunk_ids: list[int]) -> list[ChunkHead]:
+        """The heads of the chunks of ``chunk_ids`` in their order (``KeyError`` for one not in the table), the
+        stored ones read from the columns without building them."""
+        found, missing, rows = self._split(chunk_ids)
+        heads = [chunk.head if chunk is not None else None for chunk in found]
+        if missing:
+            for position, head in zip(missing, cast(StoredChunks, self.stored).heads(rows)):
+                heads[position] = head
+        return cast(list[ChunkHead], heads)
 
     def pieces_of(self, chunk_ids: list[int]) -> list[tuple[int, int, str]]:
         """The first line, last line and text of each chunk of ``chunk_ids`` (``KeyError`` for one not in the
