@@ -3,6 +3,7 @@
 import gc
 import random
 
+import numpy as np
 import pytest
 from conftest import write_tree
 
@@ -156,7 +157,9 @@ def test_a_layout_answers_as_a_scan_of_nested_and_tied_chunks():
             start = rng.randint(1, 30)
             chunks.append((chunk_id * 3, Chunk("a.py", start, start + rng.randint(0, 8), 0, 0, None,
                                                rng.choice(["A", "A.f", "B"]), "code", "python", "", "")))
-        layout = Layout.of([cid for cid, _ in chunks], [(c.start_line, c.end_line, c.qualname) for _, c in chunks])
+        layout = Layout.of([cid for cid, _ in chunks], (np.array([c.start_line for _, c in chunks]),
+                                                         np.array([c.end_line for _, c in chunks]),
+                                                         [c.qualname for _, c in chunks]))
         for line in range(40):
             covering = [(c.end_line - c.start_line, position, cid) for position, (cid, c) in enumerate(chunks)
                         if c.start_line <= line <= c.end_line]

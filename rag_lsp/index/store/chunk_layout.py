@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from rag_lsp.index.store.chunk_table import Outline
 from rag_lsp.index.store.per_file import PerFile
 
 if TYPE_CHECKING:
@@ -35,16 +36,15 @@ class Layout:
     by_qualname: dict[str, tuple[tuple[int, int], ...]]
 
     @classmethod
-    def of(cls, chunk_ids: list[int], outline: list[tuple[int, int, str | None]]) -> Layout:
-        """The layout of chunks given by id and by their first line, last line and qualified name
+    def of(cls, chunk_ids: list[int], outline: Outline) -> Layout:
+        """The layout of chunks given by id and by their first lines, last lines and qualified names
         (``ChunkTable.outline``)."""
+        starts, ends, qualnames = outline
         named: dict[str, list[tuple[int, int]]] = {}
-        for chunk_id, (start, _, qualname) in zip(chunk_ids, outline):
+        for chunk_id, start, qualname in zip(chunk_ids, starts.tolist(), qualnames):
             if qualname is not None:
                 named.setdefault(qualname, []).append((start, chunk_id))
-        return cls(tuple(chunk_ids), np.array([start for start, _, _ in outline], dtype=np.int64),
-                   np.array([end for _, end, _ in outline], dtype=np.int64),
-                   {name: tuple(found) for name, found in named.items()})
+        return cls(tuple(chunk_ids), starts, ends, {name: tuple(found) for name, found in named.items()})
 
     def innermost(self, line: int) -> int | None:
         """The id of the shortest chunk covering ``line``, the first of equally short ones, or None."""
