@@ -238,13 +238,15 @@ class ChunkTable(Mapping[int, Chunk]):
         return self.stored.files[self.stored.file[row]][0]
 
     def paths_of(self, chunk_ids: list[int]) -> list[str | None]:
-        """``path_of`` for many chunks, None for an id not in the table; the stored rows found in one search."""
+        """``path_of`` for many chunks, None for an id not in the table; the stored rows found in one search (a
+        built chunk of a stored row is read from its row like the others: the same path, without a lookup)."""
         found: list[str | None] = []
         stored: list[int] = []
+        live, gone = self.live, self._gone
         for position, chunk_id in enumerate(chunk_ids):
-            chunk = self.live.get(chunk_id) or self._memo.get(chunk_id)
+            chunk = live.get(chunk_id)
             found.append(chunk.path if chunk is not None else None)
-            if chunk is None and chunk_id not in self._gone:
+            if chunk is None and chunk_id not in gone:
                 stored.append(position)
         if stored and self.stored is not None:
             files, file = self.stored.files, self.stored.file

@@ -37,7 +37,6 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import partial
 
 from rag_lsp.index.root_index import Index
 from rag_lsp.path_kinds import PathKind, copy_family
@@ -47,7 +46,7 @@ from rag_lsp.retrieval.ranking.centrality import dependencies, question_graph
 from rag_lsp.retrieval.ranking.companions import companions
 from rag_lsp.retrieval.ranking.config import RankingConfig
 from rag_lsp.retrieval.ranking.expansion import feedback_terms, prose_words, word_variants
-from rag_lsp.retrieval.ranking.rerank import PathTraits, factors, path_traits, read_signals
+from rag_lsp.retrieval.ranking.rerank import PathTraits, factors, path_traits, read_signals, reads_text
 from rag_lsp.retrieval.strategies.base import StrategyContext
 
 # The lists read from the question itself rather than from the BM25 query: their reasons say nothing of its forms.
@@ -214,17 +213,18 @@ def _rerank(ctx: StrategyContext, places: dict[int, _Place], about_config: bool,
             defines[path] = path in files and any(chunks.has_symbol(i) for i in files[path].chunk_ids)
     kinds_of_paths = ctx.tables.memo("path kinds", dict[str, PathKind], paths_only=True)
     traits: dict[str, PathTraits] = {}
-    # The places' heads are read together from the columns: a first question weighs some six hundred chunks, and
-    # building each (its text decoded) cost it 4 ms; the text is read only by a signal that searches it.
-    for place, head in zip(places.values(), chunks.heads(list(places))):
+    # The places' heads, and their text when a signal searches it, are read together from the columns without
+    # building chunks: a first question weighs some six hundred, and building each cost it 4 ms.
+    ids = list(places)
+    texts = [text for _, _, text in chunks.pieces_of(ids)] if reads_text(signals, weights) else [""] * len(ids)
+    for place, head, text in zip(places.values(), chunks.heads(ids), texts):
         kinds = traits.get(place.path)
         if kinds is None:
             kind_of_path = kinds_of_paths.get(place.path)
             if kind_of_path is None:
                 kind_of_path = kinds_of_paths[place.path] = PathKind.of(place.path)
             kinds = traits[place.path] = path_traits(ctx.index, place.path, kind_of_path, signals)
-        content = partial(chunks.content, place.chunk_id)
-        for factor, reason in factors(head, content, signals, kinds, defines.get(place.path, False), weights):
+        for factor, reason in factors(head, text, signals, kinds, defines.get(place.path, False), weights):
             place.factor *= factor
             place.why.append(f"rerank: {reason} ×{factor:g}")
 
