@@ -84,25 +84,6 @@ class Chunk(NamedTuple):
     blob_id: str
     content: str
 
-    @property
-    def head(self) -> ChunkHead:
-        return ChunkHead(self.path, self.start_line, self.end_line, self.symbol, self.qualname, self.kind,
-                         self.language)
-
-
-class ChunkHead(NamedTuple):
-    """What a ranking weighs of a chunk besides its text (``ChunkTable.heads``): read from a snapshot's columns, it
-    costs neither the text's decoding nor the chunk's making, and a question weighs some six hundred chunks of
-    which it shows ten."""
-
-    path: str
-    start_line: int
-    end_line: int
-    symbol: str | None
-    qualname: str | None
-    kind: str
-    language: str
-
 
 @dataclass(slots=True)
 class ParsedFile:

@@ -138,9 +138,8 @@ def test_many_files_are_moved_into_snapshots_while_indexing(tmp_path, monkeypatc
 
 
 def test_chunks_asked_together_are_the_chunks_asked_one_by_one(ledger_root):
-    # A file's chunks are built from the stored columns together (``many``), their lines and text, or everything
-    # but their text, read without building them (``pieces_of``, ``heads``) and their paths read together
-    # (``paths_of``): each equals the one-by-one answer of another warm index, for stored chunks (one of them
+    # A file's chunks are built from the stored columns together (``many``), their lines and text read without
+    # building them (``pieces_of``) and their paths read together (``paths_of``): each equals the one-by-one answer of another warm index, for stored chunks (one of them
     # built already), chunks indexed since the snapshot, and removed ones.
     Index(ledger_root).refresh()
 
@@ -162,10 +161,7 @@ def test_chunks_asked_together_are_the_chunks_asked_one_by_one(ledger_root):
     assert together.chunks.pieces_of(present) == [(c.start_line, c.end_line, c.content)
                                                   for c in (alone.chunks[i] for i in present)]
     assert together.chunks.many(present[::-1]) == [alone.chunks[i] for i in present[::-1]]
-    assert together.chunks.heads(present[::-1]) == [
-        (c.path, c.start_line, c.end_line, c.symbol, c.qualname, c.kind, c.language)
-        for c in (alone.chunks[i] for i in present[::-1])]
-    for asked_together in (together.chunks.many, together.chunks.pieces_of, together.chunks.heads):
+    for asked_together in (together.chunks.many, together.chunks.pieces_of):
         with pytest.raises(KeyError):
             asked_together([present[0], removed[0]])
     again = warm()

@@ -19,7 +19,7 @@ from typing import cast
 
 import numpy as np
 
-from rag_lsp.model import Chunk, ChunkHead
+from rag_lsp.model import Chunk
 
 # The first lines, last lines and qualified names (None for none) of some chunks, in their order.
 Outline = tuple[np.ndarray, np.ndarray, list[str | None]]
@@ -79,15 +79,6 @@ class StoredChunks:
                                strings[qualname] if qualname >= 0 else None, strings[kind], language, blob,
                                str(text[start:end], "utf-8", "replace")))
         return built
-
-    def heads(self, rows: list[int]) -> list[ChunkHead]:
-        """The heads of some rows' chunks (everything but the text and the bytes), without building them."""
-        strings, files, at = self.strings, self.files, self._at(rows)
-        return [ChunkHead(files[file][0], first, last, strings[symbol] if symbol >= 0 else None,
-                          strings[qualname] if qualname >= 0 else None, strings[kind], files[file][1])
-                for file, (first, last), symbol, qualname, kind in zip(
-                    self.file[at].tolist(), self.lines[at].tolist(), self.symbol[at].tolist(),
-                    self.qualname[at].tolist(), self.kind[at].tolist())]
 
     def pieces(self, rows: list[int]) -> list[tuple[int, int, str]]:
         """The first line, last line and text of some rows' chunks, without building them."""
@@ -162,16 +153,6 @@ class ChunkTable(Mapping[int, Chunk]):
                 self._memo[chunk_ids[position]] = chunk
         return cast(list[Chunk], found)
 
-    def heads(self, chunk_ids: list[int]) -> list[ChunkHead]:
-        """The heads of the chunks of ``chunk_ids`` in their order (``KeyError`` for one not in the table), the
-        stored ones read from the columns without building them."""
-        found, missing, rows = self._split(chunk_ids)
-        heads = [chunk.head if chunk is not None else None for chunk in found]
-        if missing:
-            for position, head in zip(missing, cast(StoredChunks, self.stored).heads(rows)):
-                heads[position] = head
-        return cast(list[ChunkHead], heads)
-
     def pieces_of(self, chunk_ids: list[int]) -> list[tuple[int, int, str]]:
         """The first line, last line and text of each chunk of ``chunk_ids`` (``KeyError`` for one not in the
         table), without building the stored ones: what a file's text is rebuilt from."""
@@ -238,15 +219,13 @@ class ChunkTable(Mapping[int, Chunk]):
         return self.stored.files[self.stored.file[row]][0]
 
     def paths_of(self, chunk_ids: list[int]) -> list[str | None]:
-        """``path_of`` for many chunks, None for an id not in the table; the stored rows found in one search (a
-        built chunk of a stored row is read from its row like the others: the same path, without a lookup)."""
+        """``path_of`` for many chunks, None for an id not in the table; the stored rows found in one search."""
         found: list[str | None] = []
         stored: list[int] = []
-        live, gone = self.live, self._gone
         for position, chunk_id in enumerate(chunk_ids):
-            chunk = live.get(chunk_id)
+            chunk = self.live.get(chunk_id) or self._memo.get(chunk_id)
             found.append(chunk.path if chunk is not None else None)
-            if chunk is None and chunk_id not in gone:
+            if chunk is None and chunk_id not in self._gone:
                 stored.append(position)
         if stored and self.stored is not None:
             files, file = self.stored.files, self.stored.file

@@ -48,7 +48,7 @@ from dataclasses import dataclass
 from rag_lsp.index.module_map import language_family
 from rag_lsp.index.root_index import Index
 from rag_lsp.languages import spec
-from rag_lsp.model import ChunkHead
+from rag_lsp.model import Chunk
 from rag_lsp.path_kinds import (
     PathKind,
     is_code_path,
@@ -236,26 +236,21 @@ def _folder_of(path: str, folders: frozenset[str]) -> str | None:
     return None
 
 
-def reads_text(signals: Signals, weights: dict[str, float]) -> bool:
-    """Whether ``factors`` reads the places' text (a signal that searches it is on), or may be given ``""``."""
-    return bool(signals.verbatim) or weights.get("documented", 1.0) != 1.0
-
-
-def factors(chunk: ChunkHead, content: str, signals: Signals, traits: PathTraits, defines_more: bool,
+def factors(chunk: Chunk, signals: Signals, traits: PathTraits, defines_more: bool,
             weights: dict[str, float]) -> list[tuple[float, str]]:
     """The signals that apply to one place, as (factor, reason), with the factors of ``weights``
-    (``RankingConfig.signals``; a factor of 1 is a signal switched off); ``content`` is the chunk's text (``""``
-    when no signal reads it: ``reads_text``), ``traits`` are its file's (``path_traits``) and ``defines_more``
-    says its file has definitions besides this chunk (read only when the header signal is on)."""
+    (``RankingConfig.signals``; a factor of 1 is a signal switched off); ``traits`` are its file's
+    (``path_traits``) and ``defines_more`` says its file has definitions besides this chunk (read only when the
+    header signal is on)."""
     found: list[tuple[str, str]] = []
     # A signal switched off is not read: the docstring pattern would search every definition's text.
-    if chunk.symbol is not None and weights.get("documented", 1.0) != 1.0 and _DOCSTRING.search(content):
+    if chunk.symbol is not None and weights.get("documented", 1.0) != 1.0 and _DOCSTRING.search(chunk.content):
         found.append(("documented", "documented"))
     if chunk.symbol is not None and (chunk.symbol in signals.names or chunk.qualname in signals.names):
         found.append(("definition", f"defines {chunk.symbol}, which the question names"))
     if traits.recent:
         found.append(("recent", "changed this week"))
-    if signals.verbatim and signals.verbatim in content.lower():
+    if signals.verbatim and signals.verbatim in chunk.content.lower():
         found.append(("verbatim", "holds the question verbatim"))
     if signals.kinds and chunk.kind in signals.kinds:
         found.append(("kind", f"the {chunk.kind} the question asks for"))
