@@ -2,8 +2,9 @@
 
 This machine's timings swing by a third between identical runs (its neighbours, not ours), so a change that
 saves a twentieth of a question cannot be seen in milliseconds, even in alternating runs. The number of
-instructions a process executes does not swing: valgrind's callgrind counts them, run for run the same to a
-few parts in a thousand. Each code is measured three times from the same warm cache (a copy of it per run, so
+instructions a process executes hardly swings: valgrind's callgrind counts them, the same code's question
+costs agreeing within 2% between runs (the rest of the spread is Python's collector and what a question
+re-reads once a minute, the workspace's git state). Each code is measured three times from the same warm cache (a copy of it per run, so
 that two runs never share a cache directory): the warm start and one warm-up question alone, then with each
 of the eight Django questions of ``latency.py`` asked once (their first askings), then twice (their
 repeats); the differences are what the questions cost. Runs go two at a time (one per core; a count does not
