@@ -211,7 +211,7 @@ def is_primary_path(path: str) -> bool:
 
 class PathKind(NamedTuple):
     """What a path alone says, every test of this module at once: a ranking asks it of a few hundred new paths
-    a question, and one by one the tests lowered and split each path six times (24 µs a path on Django's)."""
+    a question, and one by one the tests lowered and split each path six times (9.0 against 5.8 µs a path)."""
 
     prose: bool
     unknown: bool

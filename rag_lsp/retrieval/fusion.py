@@ -177,8 +177,8 @@ def evidence_candidates(ctx: StrategyContext, files: list[RankedFile]) -> list[C
     fallback = best_chunks(ctx.index, ctx.query.terms, [ranked.path for ranked, located, _ in placed if not located])
     # The chunks, sorted by their files and lines, are built together: one by one, a first question's five
     # hundred cost it about 3 ms (the ranking weighs them next).
-    located = [chunk_id for _, found, _ in placed for chunk_id in found] + list(fallback.values())
-    chunks = dict(zip(located, ctx.index.chunks.many(located)))
+    ids = [chunk_id for _, found, _ in placed for chunk_id in found] + list(fallback.values())
+    chunks = dict(zip(ids, ctx.index.chunks.many(ids)))
     candidates = [candidate for ranked, found, unlocated in placed
                   for candidate in _file_candidates(chunks, ranked, found, unlocated, fallback.get(ranked.path))]
     candidates.sort(key=lambda c: (-c.score, chunks[c.chunk_id].path, chunks[c.chunk_id].start_line))
