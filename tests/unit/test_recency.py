@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import threading
 import time
 
 from conftest import write_tree
@@ -12,7 +13,7 @@ from rag_lsp.git import run_git
 from rag_lsp.index.root_index import Index
 from rag_lsp.retrieval.answer import ContextRequest
 from rag_lsp.retrieval.ranking import recency
-from rag_lsp.retrieval.ranking.recency import CHECK_SECONDS, read_recency, recency_of
+from rag_lsp.retrieval.ranking.recency import CHECK_SECONDS, read_recency, recency_of, settled
 from rag_lsp.retrieval.retrieve import retrieve
 
 DAY = 24 * 3600
@@ -92,7 +93,34 @@ def test_git_is_asked_again_only_after_a_while(tmp_path):
     (root / "app/audit.py").write_text("def audit(entry):\n    return 1\n")
     git(root, "commit", "-q", "-am", "now")
     assert recency_of(index, start + CHECK_SECONDS / 2).committed == frozenset()
-    assert recency_of(index, start + CHECK_SECONDS + 1).committed == {"app/audit.py"}
+    # Once due, git is asked again in the background: that question is answered from the last answer, the
+    # next from git's new one.
+    assert recency_of(index, start + CHECK_SECONDS + 1).committed == frozenset()
+    settled(index)
+    assert recency_of(index, start + CHECK_SECONDS + 2).committed == {"app/audit.py"}
+
+
+def test_a_question_does_not_wait_for_git_once_it_has_answered(tmp_path, monkeypatch):
+    root = write_tree(tmp_path / "ws", FILES)
+    git(root, "init", "-q")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "old", days_ago=30)
+    index = Index(root, use_cache=False)
+    index.refresh()
+    start = time.time()
+    assert recency_of(index, start).committed == frozenset()
+    release = threading.Event()
+
+    def slow_git(*arguments):
+        release.wait(5)
+        return run_git(*arguments)
+
+    monkeypatch.setattr(recency, "run_git", slow_git)
+    began = time.monotonic()
+    assert recency_of(index, start + CHECK_SECONDS + 1).committed == frozenset()
+    assert time.monotonic() - began < 1.0
+    release.set()
+    settled(index)
 
 
 def test_a_fresh_clones_places_do_not_say_they_changed_this_week(tmp_path):
@@ -114,6 +142,7 @@ def test_a_fresh_clones_places_do_not_say_they_changed_this_week(tmp_path):
     touch(clone / "app/ledger.py", time.time() + 5)
     index.refresh()
     recency_of(index, time.time() + CHECK_SECONDS + 1)
+    settled(index)
     assert changed_this_week() == {"app/ledger.py"}
 
 
@@ -129,4 +158,5 @@ def test_after_git_failed_it_is_asked_again_only_much_later(tmp_path, monkeypatc
     assert recency.recency_of(index, start + recency.CHECK_SECONDS + 1).committed is None
     assert len(calls) == 1
     recency.recency_of(index, start + recency.RETRY_SECONDS + 1)
+    recency.settled(index)
     assert len(calls) == 2

@@ -24,8 +24,9 @@ from rag_lsp.index.root_index import Index
 RECENT_SECONDS = 7 * 24 * 3600
 # How long git's answer is kept: commits and staging happen at human pace, questions at typing pace.
 CHECK_SECONDS = 60.0
-# The longest the git call may take; a question waits for it at most once a minute, and after git was too slow
-# or failed, once in ``RETRY_SECONDS`` (the modification times answer meanwhile).
+# The longest the git call may take. Only an index's first question waits for it; later ones are answered from
+# the last answer while git is asked again in the background, every ``CHECK_SECONDS``, and after git was too
+# slow or failed, every ``RETRY_SECONDS`` (the modification times answer meanwhile).
 GIT_TIMEOUT_S = 1.0
 RETRY_SECONDS = 600.0
 # The most commits read: a repository busier than this in a week gets its latest ones.
@@ -53,23 +54,47 @@ class Recency:
         return path in self.committed or (edited and mtime_ns > self.staged_ns)
 
 
-# Each index's last answer and when to ask git again.
+# Each index's last answer and when to ask git again, and the background reads under way.
 _KNOWN: weakref.WeakKeyDictionary[Index, tuple[Recency, float]] = weakref.WeakKeyDictionary()
+_READING: weakref.WeakKeyDictionary[Index, threading.Thread] = weakref.WeakKeyDictionary()
 _LOCK = threading.Lock()
 
 
 def recency_of(index: Index, now: float | None = None) -> Recency:
-    """The index's recency, read from git at most every ``CHECK_SECONDS`` (``RETRY_SECONDS`` after a failure)."""
+    """The index's recency: read from git on its first question; after ``CHECK_SECONDS`` (``RETRY_SECONDS``
+    after a failure) git is asked again in the background while the last answer serves, so that a question
+    never waits for git once it has answered (a ``git log`` of a large repository takes tens of milliseconds)."""
     now = time.time() if now is None else now
     with _LOCK:
         known = _KNOWN.get(index)
-        if known is not None and now < known[1]:
+        if known is not None:
+            if now >= known[1] and index not in _READING:
+                reading = _READING[index] = threading.Thread(target=_read, args=(index, now), daemon=True,
+                                                             name="rag-lsp recency")
+                reading.start()
             return Recency(now, known[0].committed, known[0].staged_ns)
-    found = read_recency(index.root, now)
-    failed = found.committed is None and is_checkout(index.root)
+    return _read(index, now)
+
+
+def settled(index: Index, timeout: float = 2 * GIT_TIMEOUT_S) -> None:
+    """Wait (at most ``timeout`` seconds) for a background read of the index's recency to end."""
     with _LOCK:
-        _KNOWN[index] = (found, now + (RETRY_SECONDS if failed else CHECK_SECONDS))
-    return found
+        reading = _READING.get(index)
+    if reading is not None:
+        reading.join(timeout)
+
+
+def _read(index: Index, now: float) -> Recency:
+    """Read the index's recency from git and keep it until the next check is due."""
+    try:
+        found = read_recency(index.root, now)
+        failed = found.committed is None and is_checkout(index.root)
+        with _LOCK:
+            _KNOWN[index] = (found, now + (RETRY_SECONDS if failed else CHECK_SECONDS))
+        return found
+    finally:
+        with _LOCK:
+            _READING.pop(index, None)
 
 
 def read_recency(root: Path, now: float) -> Recency:
