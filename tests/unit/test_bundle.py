@@ -7,6 +7,7 @@ import re
 import shutil
 import subprocess
 from dataclasses import replace
+from types import SimpleNamespace
 
 import pytest
 from conftest import write_tree
@@ -16,10 +17,12 @@ from hypothesis import strategies as st
 from rag_lsp.index.root_index import Index
 from rag_lsp.index.symbol_provider import IndexSymbolProvider
 from rag_lsp.index.tables import workspace_tables
+from rag_lsp.model import Definition
 from rag_lsp.retrieval.answer import ContextRequest
 from rag_lsp.retrieval.bundle.classify import classify
 from rag_lsp.retrieval.bundle.prompt_block import prompt_block
 from rag_lsp.retrieval.bundle.provenance import CheckoutWatch, read_checkout
+from rag_lsp.retrieval.bundle.relations import _outline
 from rag_lsp.retrieval.bundle.sufficiency import sufficiency
 from rag_lsp.retrieval.bundle.templates import RELATION_SECTIONS, TASK_TYPES, Template, task_table, template
 from rag_lsp.retrieval.bundle.tokenizers import tokenizer
@@ -460,3 +463,25 @@ def test_remembered_counts_are_the_tokenizers_own(name, monkeypatch):
             for budget in (0, 3, 10, 1000):
                 assert remembered.truncate(text, budget) == counter.truncate(text, budget)
             assert len(tokenizers._KEPT[counter.name]) <= 5
+
+
+_SPANS = st.lists(st.tuples(st.integers(1, 40), st.integers(0, 15), st.sampled_from(["A", "A.f", "B", "B.g"])),
+                  max_size=14)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_SPANS)
+def test_a_lines_innermost_definition_is_what_painting_the_file_outermost_first_leaves_on_it(spans):
+    # A caller is the innermost definition around a use. The outline finds it without painting the file's lines:
+    # the same definition as painting each definition's lines in (first line, -last line, qualified name) order,
+    # over nested, overlapping, tied and duplicate spans.
+    definitions = [Definition(qualname.rpartition(".")[2], qualname, "function", "a.py", start, start + length, 0, 0)
+                   for start, length, qualname in spans]
+    outline = _outline(SimpleNamespace(symbols=SimpleNamespace(in_file=lambda path: definitions)), "a.py")
+    painted = [-1] * 60
+    for number, definition in enumerate(outline.definitions):
+        for line in range(definition.start_line, definition.end_line + 1):
+            painted[line] = number
+    assert sorted(outline.definitions, key=lambda d: (d.start_line, -d.end_line, d.qualname)) == outline.definitions
+    assert sorted(outline.definitions) == sorted(definitions)
+    assert [outline.innermost(line) for line in range(60)] == painted

@@ -13,10 +13,10 @@ only the top ``RELATED_ENTITIES`` definitions get tests, documents and configura
 from __future__ import annotations
 
 import weakref
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-
-import numpy as np
+from itertools import accumulate
 
 from rag_lsp.index.root_index import Index
 from rag_lsp.index.store.per_file import PerFile
@@ -134,21 +134,41 @@ def gather(index: Index, placed: Sequence[Placed], provider: SymbolProvider, tem
     return gathered
 
 
-def _paint(index: Index, path: str) -> tuple[list[Definition], list[int]]:
-    """A file's definitions, and for each line the number of the innermost one around it (-1 for none): a
-    popular definition has thousands of references, and scanning its file's definitions for each was most of a
-    bundle's cost. Painted outermost first, so each line ends up holding the greatest by (first line, -last
-    line, qualified name); kept as a list, which a reference's line indexes faster than an array."""
+@dataclass(frozen=True, slots=True)
+class _Outline:
+    """A file's definitions in (first line, -last line, qualified name) order, their first lines, and for each
+    position the last line any definition up to it reaches."""
+
+    definitions: list[Definition]
+    starts: list[int]
+    reach: list[int]
+
+    def innermost(self, line: int) -> int:
+        """The position of the innermost definition around ``line`` (-1 for none): of those covering it, the last
+        in this order, which a painting of the file's lines, outermost first, would leave on it. Only the
+        definitions beginning at or before the line are looked at, from the last, and none once no earlier
+        one reaches it."""
+        position = bisect_right(self.starts, line) - 1
+        definitions, reach = self.definitions, self.reach
+        while position >= 0 and reach[position] >= line:
+            if definitions[position].end_line >= line:
+                return position
+            position -= 1
+        return -1
+
+
+def _outline(index: Index, path: str) -> _Outline:
+    """A file's ``_Outline``: a popular definition has thousands of references, and scanning its file's
+    definitions for each was most of a bundle's cost; painting every line of each referencing file with its
+    innermost definition cost a first question a hundred files' lines, where a file's uses are a few lines."""
     definitions = sorted(index.symbols.in_file(path), key=lambda d: (d.start_line, -d.end_line, d.qualname))
-    owner = np.full(1 + max((d.end_line for d in definitions), default=0), -1, dtype=np.int32)
-    for number, definition in enumerate(definitions):
-        owner[definition.start_line:definition.end_line + 1] = number
-    return definitions, owner.tolist()
+    return _Outline(definitions, [d.start_line for d in definitions],
+                    list(accumulate((d.end_line for d in definitions), max)))
 
 
-# Files whose painted lines are kept between questions (per index).
-OWNERS_KEPT = 1024
-_OWNERS = PerFile(_paint, OWNERS_KEPT)
+# Files whose outlines are kept between questions (per index).
+OUTLINES_KEPT = 1024
+_OUTLINES = PerFile(_outline, OUTLINES_KEPT)
 
 
 # A caller: the file, the qualified name of the definition there that uses a name (or the file's top level)
@@ -194,17 +214,16 @@ def _first_uses(index: Index, provider: SymbolProvider, path: str, uses: list[Re
     file's top level counting as one, in line order; uses on an import line, or inside ``within``, are not
     uses. A line has one innermost definition, so each distinct line is looked up once."""
     imports = provider.import_lines(path)
-    definitions, owner = _OWNERS.get(index, path)
-    size = len(owner)
+    outline = _OUTLINES.get(index, path)
     seen: set[int] = set()
     firsts = []
     for line in sorted({use.line for use in uses}):
         if line in imports or (within is not None and within.start_line <= line <= within.end_line):
             continue
-        number = owner[line] if 0 <= line < size else -1
+        number = outline.innermost(line)
         if number not in seen:
             seen.add(number)
-            enclosing = definitions[number] if number >= 0 else None
+            enclosing = outline.definitions[number] if number >= 0 else None
             firsts.append((line, enclosing.qualname, enclosing.kind) if enclosing is not None else
                           (line, f"{path} (top level)", "code"))
     return firsts
