@@ -315,7 +315,7 @@ def _load_definitions(source: SnapshotFile, strings: list[str], paths: list[str]
              and _within(rows[:, 4], len(strings), -1), "definitions")
     table = np.array([*strings, None], dtype=object)  # -1 (no container) picks the None at the end
     path_table = np.array(paths, dtype=object)
-    made = _instances(Definition, {
+    made = _definitions_of({
         "name": table[rows[:, 1]], "qualname": table[rows[:, 2]], "kind": table[rows[:, 3]],
         "path": path_table[rows[:, 0]], "start_line": rows[:, 5], "end_line": rows[:, 6],
         "start_byte": rows[:, 7], "end_byte": rows[:, 8], "container": table[rows[:, 4]]})
@@ -341,12 +341,11 @@ def _runs(numbers: np.ndarray) -> Iterator[tuple[int, int]]:
         yield from pairwise([0, *(np.flatnonzero(np.diff(numbers)) + 1).tolist(), len(numbers)])
 
 
-def _instances(cls: type[Definition], columns: dict[str, np.ndarray]) -> list[Definition]:
-    """Instances of a named tuple, one per row of ``columns`` (one per field), made in C: the rows are zipped
-    from the columns' lists and each row made into the named tuple by ``tuple.__new__``, without a Python call
-    per object."""
-    rows = zip(*(columns[name].tolist() for name in cls._fields))
-    return list(map(tuple.__new__, repeat(cls), rows))
+def _definitions_of(columns: dict[str, np.ndarray]) -> list[Definition]:
+    """Definitions, one per row of ``columns`` (one per field), made in C: the rows are zipped from the columns'
+    lists and each made into a ``Definition`` by ``tuple.__new__``, without a Python call per object."""
+    rows = zip(*(columns[name].tolist() for name in Definition._fields))
+    return list(map(tuple.__new__, repeat(Definition), rows))
 
 
 def _require(condition: bool, what: str) -> None:
