@@ -36,6 +36,7 @@ from rag_lsp.index.bm25_index import BM25Index
 from rag_lsp.index.cache import CachedFile, IndexCache, cache_path_for, decode, encode, fingerprint
 from rag_lsp.index.parsing.incremental import NodeCache
 from rag_lsp.index.parsing.parse import blob_id, parse_file
+from rag_lsp.index.parsing.window_parse import Window
 from rag_lsp.index.store import snapshot
 from rag_lsp.index.store.chunk_layout import LAYOUTS, Layout
 from rag_lsp.index.store.chunk_table import ChunkTable
@@ -466,12 +467,13 @@ class Index:
 
     # One file at a time (the language server's path).
 
-    def set_file(self, path: str, text: str, data: bytes | None = None, tree: Tree | None = None,
+    def set_file(self, path: str, text: str, data: bytes | None = None, tree: Tree | Window | None = None,
                  reuse: NodeCache | None = None) -> ParsedFile:
         """Index one file's current text (an editor buffer or a changed file), replacing the old.
 
         ``tree`` is a tree-sitter tree of ``text`` that the caller parsed
-        incrementally; without it the file is parsed from scratch. ``reuse``
+        incrementally, or a window of it (``parsing/window_parse.py``); without
+        it the file is parsed from scratch. ``reuse``
         is the buffer's record of what each top-level node yielded last time.
         """
         parsed = parse_file(path, text, data=data, tree=tree, reuse=reuse)

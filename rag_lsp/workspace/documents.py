@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 from tree_sitter import Tree
 
 from rag_lsp import languages
-from rag_lsp.index.parsing.incremental import NodeCache
+from rag_lsp.index.parsing.incremental import Changed, NodeCache
 from rag_lsp.index.parsing.parse import parse_tree
+from rag_lsp.index.parsing.window_parse import Window, parse_window
 
 ENCODINGS = ("utf-16", "utf-8", "utf-32")
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
@@ -77,6 +78,8 @@ class OpenDocument:
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
     # What the last indexing found per top-level node, so the next one queries only the changed nodes.
     nodes: NodeCache = field(default_factory=NodeCache, repr=False, compare=False)
+    # Where the edits since the last re-parse changed the text (None: nothing, or no tree to re-parse from).
+    changed: Changed | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.encoding not in ENCODINGS:
@@ -115,14 +118,12 @@ class OpenDocument:
         inserted = edit.text.encode("utf-8")
         if self.tree is not None:
             start_point = _point_after(before)
-            self.tree.edit(
-                start_byte=len(before),
-                old_end_byte=len(before) + len(removed),
-                new_end_byte=len(before) + len(inserted),
-                start_point=start_point,
-                old_end_point=_advance(start_point, removed),
-                new_end_point=_advance(start_point, inserted),
-            )
+            old_end_point, new_end_point = _advance(start_point, removed), _advance(start_point, inserted)
+            old_end, new_end = len(before) + len(removed), len(before) + len(inserted)
+            self.tree.edit(start_byte=len(before), old_end_byte=old_end, new_end_byte=new_end,
+                           start_point=start_point, old_end_point=old_end_point, new_end_point=new_end_point)
+            span = (len(before), old_end, new_end, old_end_point[0], new_end_point[0])
+            self.changed = Changed.of(*span) if self.changed is None else self.changed.then(*span)
         self.text = self.text[:start] + edit.text + self.text[end:]
         self._patch_starts(start, end, len(edit.text))
 
@@ -148,12 +149,25 @@ class OpenDocument:
         """A full-text change: the old tree is of no use any more."""
         self.text = text
         self._starts = None
-        self.tree = None
+        self.drop_tree()
 
-    def reparse(self) -> Tree | None:
-        """Re-parse after edits, reusing the edited old tree (a full parse when there is none)."""
+    def drop_tree(self) -> None:
+        """Forget the syntax tree (a buffer no longer indexed, or replaced whole): the next parse is a full one."""
+        self.tree, self.changed = None, None
+
+    def reparse(self) -> Tree | Window | None:
+        """Re-parse after edits: only a window around them when the last parse's nodes allow it
+        (``index/parsing/window_parse.py``), else the whole text, reusing the edited old tree (from scratch when
+        there is none). After a window ``tree`` is the old tree with the edits applied, re-parsed when a
+        window no longer serves."""
         self.parsed = True
-        self.tree = parse_tree(self.language, self.text.encode("utf-8"), self.tree)
+        changed, self.changed = self.changed, None
+        source = self.text.encode("utf-8")
+        if changed is not None:
+            window = parse_window(self.path, self.language, source, self.nodes, changed)
+            if window is not None:
+                return window
+        self.tree = parse_tree(self.language, source, self.tree)
         return self.tree
 
 

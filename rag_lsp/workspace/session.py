@@ -420,7 +420,8 @@ class Session:
             if reason:
                 # No tree is kept for a buffer that is not indexed: parsing a
                 # 20 MB file only to throw the tree away would stall every edit.
-                document.tree, document.parsed = None, False
+                document.drop_tree()
+                document.parsed = False
             tree = None if reason else document.reparse()
             document.dirty = False
         if reason:

@@ -12,15 +12,17 @@ from __future__ import annotations
 import argparse
 import inspect
 import random
+import re
 from pathlib import Path
 
 import pytest
-from edit_oracle import random_edit, split_lines
+from edit_oracle import apply, random_edit, split_lines
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rag_lsp.index.parsing.incremental import MAX_RANGES, NodeCache
-from rag_lsp.index.parsing.parse import parse_file
+from rag_lsp.index.parsing.incremental import MAX_RANGES, Changed, NodeCache
+from rag_lsp.index.parsing.parse import parse_file, parse_tree
+from rag_lsp.index.parsing.window_parse import Window
 from rag_lsp.workspace.documents import OpenDocument, TextEdit
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "languages"
@@ -62,34 +64,41 @@ def assert_same(incremental, full) -> None:
 @given(st.sampled_from(sorted(FILES)), st.randoms(use_true_random=False), st.integers(1, 5))
 def test_incremental_extraction_equals_a_full_parse_after_random_edits(path, rng, edits) -> None:
     document = OpenDocument(path, FILES[path], 1)
-    cache = NodeCache()
-    assert_same(parse_file(path, document.text, tree=document.tree, reuse=cache), parse_file(path, document.text))
+    assert_same(parse_file(path, document.text, tree=document.tree, reuse=document.nodes),
+                parse_file(path, document.text))
     for _ in range(edits):
         sl, sc, el, ec, new = line_edit(rng, document.text) if rng.random() < 0.4 else random_edit(rng, document.text)
-        edit_equals_a_full_parse(document, cache, TextEdit(sl, sc, el, ec, new))
+        edit_equals_a_full_parse(document, TextEdit(sl, sc, el, ec, new))
 
 
-def edit_equals_a_full_parse(document: OpenDocument, cache: NodeCache, *edits: TextEdit) -> None:
-    """Apply ``edits`` (one burst, re-parsed once) and check the incremental parse against full ones."""
+def edit_equals_a_full_parse(document: OpenDocument, *edits: TextEdit) -> bool:
+    """Apply ``edits`` (one burst, re-parsed once) and check the incremental parse against full ones; returns
+    whether only a window was parsed."""
     path = document.path
     for edit in edits:
         document.apply(edit)
     tree = document.reparse()
-    incremental = parse_file(path, document.text, tree=tree, reuse=cache)
+    incremental = parse_file(path, document.text, tree=tree, reuse=document.nodes)
+    if isinstance(tree, Window):
+        # A window is parsed only where the whole file parses without a syntax error.
+        fresh = parse_tree(document.language, document.text.encode("utf-8"))
+        assert fresh is not None and not fresh.root_node.has_error
+        assert_same(incremental, parse_file(path, document.text))
+        return True
     # The oracle queries the same tree in full. (Where the text has syntax errors, tree-sitter's error
     # recovery may build a different tree when it re-parses incrementally than when it parses afresh;
     # that is tree-sitter's, and the index has always used the incremental tree.)
     assert_same(incremental, parse_file(path, document.text, tree=tree))
     if tree is not None and not tree.root_node.has_error:
         assert_same(incremental, parse_file(path, document.text))
+    return False
 
 
 def opened(path: str) -> tuple[OpenDocument, NodeCache]:
     """A buffer of one of ``FILES`` and its node cache after a first parse."""
     document = OpenDocument(path, FILES[path], 1)
-    cache = NodeCache()
-    parse_file(path, document.text, tree=document.tree, reuse=cache)
-    return document, cache
+    parse_file(path, document.text, tree=document.tree, reuse=document.nodes)
+    return document, document.nodes
 
 
 # While a statement is typed the buffer is often not valid code: the nodes without the error are reused too.
@@ -100,12 +109,13 @@ def test_a_one_line_edit_queries_only_the_nodes_it_touched(inserted) -> None:
     total = cache.reused + cache.queried
     line = next(i for i, (_, content) in enumerate(split_lines(document.text)) if content.startswith("def "))
     document.apply(TextEdit(line + 1, 0, line + 1, 0, inserted))
+    broken = inserted.endswith("(\n")
+    # A valid edit parses only a window around it; one leaving a syntax error parses the whole file again.
     tree = document.reparse()
-    assert tree is not None and tree.root_node.has_error == inserted.endswith("(\n")
+    assert isinstance(tree, Window) != broken
     incremental = parse_file(path, document.text, tree=tree, reuse=cache)
-    assert_same(incremental, parse_file(path, document.text, tree=tree))
-    if not tree.root_node.has_error:
-        assert_same(incremental, parse_file(path, document.text))
+    assert cache.windowed != broken and cache.has_error == broken
+    assert_same(incremental, parse_file(path, document.text, tree=None if isinstance(tree, Window) else tree))
     # The edited function is queried again, and so are the nodes whose key holds it: the next node, and the
     # comments above that node with the node itself. Every other top-level node is reused.
     assert 1 <= cache.queried <= 6 and cache.reused == total - cache.queried
@@ -179,22 +189,22 @@ EDIT_SEQUENCES = {
 def test_edge_case_edits_equal_a_full_parse(case) -> None:
     path, text, edits = EDIT_SEQUENCES[case]
     document = OpenDocument(path, text, 1)
-    cache = NodeCache()
-    assert_same(parse_file(path, document.text, tree=document.tree, reuse=cache), parse_file(path, document.text))
+    assert_same(parse_file(path, document.text, tree=document.tree, reuse=document.nodes),
+                parse_file(path, document.text))
     for step in edits:
-        edit_equals_a_full_parse(document, cache, *(TextEdit(*edit) for edit in (step if isinstance(step, list) else [step])))
+        edit_equals_a_full_parse(document, *(TextEdit(*edit) for edit in (step if isinstance(step, list) else [step])))
 
 
 def test_nodes_above_an_edit_hand_on_the_same_records() -> None:
     # The symbol table tells unchanged definitions apart by identity (``SymbolIndex.add_file``): the records of
     # a node that did not move are the very objects of the last parse, and those of a moved node are new.
     path = "argparse.py"
-    document = OpenDocument(path, FILES[path], 1)
-    cache = NodeCache()
+    document, cache = opened(path)
     before = parse_file(path, document.text, tree=document.tree, reuse=cache)
     middle = len(split_lines(document.text)) // 2
     document.apply(TextEdit(middle, 0, middle, 0, "# a new line\n"))
     after = parse_file(path, document.text, tree=document.reparse(), reuse=cache)
+    assert cache.windowed
     assert_same(after, parse_file(path, document.text))
     old = {definition.start_line: definition for definition in before.definitions}
     above = [definition for definition in after.definitions if definition.end_line < middle]
@@ -202,3 +212,117 @@ def test_nodes_above_an_edit_hand_on_the_same_records() -> None:
     assert above and below
     assert all(old[definition.start_line] is definition for definition in above)
     assert all(old[definition.start_line - 1] is not definition for definition in below)
+
+
+# Edits that keep a file valid, as most keystrokes in a valid file do: each should parse only a window.
+COMMENT = {"python": "#", "ruby": "#"}
+WORD = re.compile(rb"[A-Za-z_]\w{2,}")
+
+
+def valid_edit(rng: random.Random, document: OpenDocument) -> TextEdit:
+    """One of ``candidate_edit``'s edits after which the file still parses without a syntax error."""
+    while True:
+        edit = candidate_edit(rng, document)
+        text = apply(document.text, (edit.start_line, edit.start_character, edit.end_line, edit.end_character,
+                                     edit.text))
+        tree = parse_tree(document.language, text.encode("utf-8"))
+        if tree is not None and not tree.root_node.has_error:
+            return edit
+
+
+def candidate_edit(rng: random.Random, document: OpenDocument) -> TextEdit:
+    """A blank or comment line, a word lengthened, a top-level node copied below itself, or one deleted."""
+    tops = [top for top in document.nodes.tops if top.start_row != top.end_row]
+    top = rng.choice(tops)
+    lines = split_lines(document.text)
+    choice = rng.randrange(5)
+    if choice == 0:
+        return TextEdit(top.end_row + 1, 0, top.end_row + 1, 0, "\n")
+    if choice == 1:
+        row = rng.randint(top.start_row, top.end_row + 1)
+        return TextEdit(row, 0, row, 0, f"{COMMENT.get(document.language, '//')} note {rng.random()}\n")
+    if choice == 2:
+        row = rng.randint(top.start_row, top.end_row)
+        content = lines[row][1]
+        words = list(WORD.finditer(content.encode("utf-8")))
+        if content.isascii() and words:
+            end = rng.choice(words).end()
+            return TextEdit(row, end, row, end, "Z")
+        return TextEdit(row, 0, row, 0, "\n")
+    copied = "".join(content + "\n" for _, content in lines[top.start_row : top.end_row + 1])
+    if choice == 3:
+        return TextEdit(top.end_row + 1, 0, top.end_row + 1, 0, "\n" + copied)
+    return TextEdit(top.start_row, 0, top.end_row + 1, 0, "")
+
+
+@pytest.mark.parametrize("path", sorted(FILES))
+def test_edits_keeping_a_file_valid_parse_windows_equal_to_full_parses(path) -> None:
+    rng = random.Random(path)
+    document, _ = opened(path)
+    windows = 0
+    for step in range(24):
+        # Every fourth step is a burst of two edits near each other, parsed once.
+        burst = [valid_edit(rng, document)]
+        document.apply(burst[0])
+        if step % 4 == 3:
+            burst.append(valid_edit(rng, document))
+            document.apply(burst[1])
+        windows += edit_equals_a_full_parse(document)
+    assert windows >= 12
+
+
+def test_a_window_planned_on_another_parse_is_not_used() -> None:
+    path = "argparse.py"
+    document, cache = opened(path)
+    middle = len(split_lines(document.text)) // 2
+    document.apply(TextEdit(middle, 0, middle, 0, "\n"))
+    window = document.reparse()
+    assert isinstance(window, Window)
+    # The buffer is indexed again from its text before the window's turn comes: the window no longer fits.
+    parse_file(path, document.text, tree=parse_tree("python", document.text.encode("utf-8")), reuse=cache)
+    assert window.generation != cache.generation
+    assert_same(parse_file(path, document.text, tree=window, reuse=cache), parse_file(path, document.text))
+    assert not cache.windowed
+
+
+def test_a_secret_typed_into_a_window_is_masked_as_in_a_full_parse() -> None:
+    path = "argparse.py"
+    document, cache = opened(path)
+    assert cache.clean
+    middle = len(split_lines(document.text)) // 2
+    end = len(split_lines(document.text)) - 1
+    # A word that is no secret alone, far below the edit: a window parses it.
+    document.apply(TextEdit(end, 0, end, 0, "# hunter2xyz\n"))
+    assert edit_equals_a_full_parse(document)
+    # Assigned to a password it is one, and is masked wherever it stands, outside the edit's window too: the
+    # edit parses the whole file.
+    document.apply(TextEdit(middle, 0, middle, 0, 'password = "hunter2xyz"\n'))
+    assert not edit_equals_a_full_parse(document)
+    assert not cache.clean
+    assert all("hunter2xyz" not in chunk.content for chunk in parse_file(path, document.text).chunks)
+    # While the file holds a secret no window is parsed; once it is gone, windows come back.
+    document.apply(TextEdit(middle + 1, 0, middle + 1, 0, "\n"))
+    assert not edit_equals_a_full_parse(document)
+    document.apply(TextEdit(middle, 0, middle + 1, 0, ""))
+    assert not edit_equals_a_full_parse(document) and cache.clean
+    document.apply(TextEdit(middle, 0, middle, 0, "\n"))
+    assert edit_equals_a_full_parse(document)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(min_size=0, max_size=40).map(lambda data: data.replace(b"\x00", b"\n")),
+       st.lists(st.tuples(st.floats(0, 1), st.floats(0, 1), st.binary(max_size=6)), min_size=1, max_size=5))
+def test_a_burst_of_edits_is_one_changed_span(old: bytes, edits) -> None:
+    # ``Changed`` joins a burst's edits into one span: outside it the new text is the old, moved.
+    text, changed = old, None
+    for where, length, inserted in edits:
+        start = int(where * len(text))
+        end = start + int(length * (len(text) - start))
+        span = (start, end, start + len(inserted), text[:end].count(b"\n"), (text[:start] + inserted).count(b"\n"))
+        changed = Changed.of(*span) if changed is None else changed.then(*span)
+        text = text[:start] + inserted + text[end:]
+    assert changed is not None
+    assert text[: changed.start] == old[: changed.start]
+    assert text[changed.new_end :] == old[changed.old_end :]
+    assert old[: changed.old_end].count(b"\n") == changed.old_end_row
+    assert text[: changed.new_end].count(b"\n") == changed.old_end_row + changed.row_delta

@@ -22,6 +22,12 @@ keystroke.) Each dirty stretch is a query run of its own; past
 ``MAX_RANGES`` stretches one run over the whole tree is cheaper, and its finds
 are filed the same way.
 
+The cache keeps the last parse's top-level nodes in order (``Top``: type,
+extent, error), each with its key and finds. When only a window around the
+edit was parsed (``window_parse.py``), the nodes before it are kept as they
+are, those after it are moved by the edit without their keys being made again,
+and only the window's nodes are matched by key.
+
 What a node yielded is handed on per node (``NodeFound``), so that nesting,
 qualified names and chunks can be kept per node too (``per_node.py``); the
 result equals a full parse's (``tests/unit/test_incremental.py`` checks it
@@ -33,7 +39,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from tree_sitter import Node
 
@@ -42,6 +48,7 @@ from rag_lsp.index.parsing.nesting import FoundDefinition
 
 if TYPE_CHECKING:
     from rag_lsp.index.parsing.per_node import Built
+    from rag_lsp.index.parsing.window_parse import Window
 
 # Found in one node or tree: (name, line, kind, byte) references; (statement byte, module) → (line, names, aliases).
 References = set[tuple[str, int, str, int]]
@@ -86,8 +93,67 @@ MAX_RANGES = 8
 Extract = Callable[[Node, list[tuple[int, int]] | None], Found]
 
 
+class Top(NamedTuple):
+    """A top-level node as the next parse needs it, without the tree it came from: a window's parse keeps
+    the nodes outside the window from the parse before (``window_parse.py``), moved by the edit."""
+
+    type: str
+    start_byte: int
+    end_byte: int
+    start_row: int
+    end_row: int
+    end_column: int
+    has_error: bool
+
+    @classmethod
+    def of(cls, node: Node) -> Top:
+        end = node.end_point
+        return cls(node.type, node.start_byte, node.end_byte, node.start_point[0], end[0], end[1], node.has_error)
+
+    def moved(self, bytes_by: int, rows_by: int) -> Top:
+        """The node after an edit above it: the same columns (it begins on a later line than the edit's end)."""
+        return Top(self.type, self.start_byte + bytes_by, self.end_byte + bytes_by, self.start_row + rows_by,
+                   self.end_row + rows_by, self.end_column, self.has_error)
+
+
+@dataclass(frozen=True, slots=True)
+class Changed:
+    """Where a burst of edits changed a buffer since its last parse: bytes before ``start`` are as they were,
+    the old text's ``[start, old_end]`` became ``[start, new_end]``, and what follows moved by ``byte_delta``
+    bytes and ``row_delta`` lines. Bytes and rows are tree-sitter's (UTF-8 bytes, lines broken at ``\\n``)."""
+
+    start: int
+    old_end: int
+    old_end_row: int
+    byte_delta: int
+    row_delta: int
+
+    @property
+    def new_end(self) -> int:
+        return self.old_end + self.byte_delta
+
+    @classmethod
+    def of(cls, start: int, old_end: int, new_end: int, old_end_row: int, new_end_row: int) -> Changed:
+        return cls(start, old_end, old_end_row, new_end - old_end, new_end_row - old_end_row)
+
+    def then(self, start: int, old_end: int, new_end: int, old_end_row: int, new_end_row: int) -> Changed:
+        """This change followed by an edit given in the positions of the text after this change: one span
+        covering both, in the old text's positions (a position inside the changed span maps to its bounds)."""
+        if old_end < self.start:
+            end, end_row = old_end, old_end_row
+        elif old_end <= self.new_end:
+            end, end_row = self.old_end, self.old_end_row
+        else:
+            end, end_row = old_end - self.byte_delta, old_end_row - self.row_delta
+        if end < self.old_end:
+            end, end_row = self.old_end, self.old_end_row
+        return Changed(min(self.start, start), end, end_row, self.byte_delta + new_end - old_end,
+                       self.row_delta + new_end_row - old_end_row)
+
+
 class NodeCache:
-    """What each top-level node of a buffer's last parse yielded, by the node's text."""
+    """What each top-level node of a buffer's last parse yielded, in that parse's order, with each node's key
+    (its text) and extent: a full parse reuses a node's finds by its key, a window's parse by its place."""
 
     def __init__(self) -> None:
         # The buffer's path and language: what is kept per node (qualified names, chunks) holds them.
@@ -95,53 +161,91 @@ class NodeCache:
         # The root's type: predicates look at a top-level node's parent, so a new root type (a file that
         # no longer parses as a program) invalidates every find.
         self.root_type = ""
-        self._by_key: dict[tuple[str, bytes], list[NodeFound]] = {}
-        # How many top-level nodes the last parse reused and queried: for tests and benchmarks.
+        self._tops: list[Top] = []
+        self._keys: list[tuple[str, bytes]] = []
+        self._results: list[NodeFound] = []
+        # Whether a top-level node of the last parse holds a syntax error (no window is parsed then).
+        self.has_error = False
+        # Whether the last parse's text held no secret (``parse.py``): a window with none keeps it so.
+        self.clean = False
+        # Counts the parses extracted: a window planned on one parse's nodes fits no other.
+        self.generation = 0
+        # How many top-level nodes the last parse reused and queried, and whether it parsed a window: for tests
+        # and benchmarks.
         self.reused = self.queried = 0
+        self.windowed = False
 
     def clear(self) -> None:
-        self._by_key = {}
+        self._tops, self._keys, self._results = [], [], []
+        self.clean = False
+        self.generation += 1
 
-    def extract(self, path: str, language: str, root: Node, source: bytes,
-                extract: Extract) -> list[tuple[Node, NodeFound]]:
-        """What a full query run over ``root`` would find, per top-level node, querying only the nodes not seen
-        before (and those holding a syntax error)."""
+    @property
+    def tops(self) -> list[Top]:
+        return self._tops
+
+    def extract(self, path: str, language: str, root: Node, source: bytes, extract: Extract,
+                window: Window | None = None) -> list[tuple[Top, NodeFound]]:
+        """What a full query run over the file would find, per top-level node, querying only the nodes not seen
+        before (and those holding a syntax error). ``root`` is the tree's root, or the root of ``window``'s
+        parse, which replaces the nodes it was planned over (``window_parse.py``) and keeps the others in place."""
         if (path, language, root.type) != (self.path, self.language, self.root_type):
-            self.path, self.language, self.root_type, self._by_key = path, language, root.type, {}
+            self.path, self.language, self.root_type = path, language, root.type
+            self.clear()
         comments = languages.spec(language).comments
-        nodes = root.children
-        starts = [node.start_byte for node in nodes]
-        keys = [_key(nodes, position, source, comments) for position in range(len(nodes))]
-        old, fresh = self._by_key, {}
+        inner = [Top.of(node) for node in root.children]
+        if window is not None:
+            assert window.generation == self.generation, "a window fits only the parse it was planned on"
+            first, last = window.first, window.last
+            changed = window.changed
+            moved = [top.moved(changed.byte_delta, changed.row_delta) for top in self._tops[last:]]
+            tops = [*self._tops[:first], *inner, *moved]
+            stop = first + len(inner)
+            keys = [*self._keys[:first], *(_key(tops, position, source, comments) for position in range(first, stop)),
+                    *self._keys[last:]]
+            old = _by_key(self._keys[first:last], self._results[first:last], self._tops[first:last])
+            results: list[NodeFound | None] = [*self._results[:first], *(None for _ in inner), *self._results[last:]]
+        else:
+            first, stop = 0, len(inner)
+            tops = inner
+            keys = [_key(tops, position, source, comments) for position in range(len(tops))]
+            old = _by_key(self._keys, self._results, self._tops)
+            results = [None] * len(tops)
         # A node holding a syntax error is what error recovery made of it in this parse, which may depend on the
-        # text around it: it is queried every time, and not kept. (Asked of the nodes only when the tree has one.)
-        broken = {position for position, node in enumerate(nodes) if node.has_error} if root.has_error else set()
-        results: list[NodeFound | None] = []
+        # text around it: it is queried every time, and never reused. (Asked of the nodes only when the tree has
+        # one; a window's parse has none.)
+        broken = {position for position in range(first, stop) if tops[position].has_error} if root.has_error else set()
         dirty: list[int] = []
-        for position, key in enumerate(keys):
-            bucket = old.get(key) if position not in broken else None
-            results.append(bucket.pop() if bucket else None)
-            if results[-1] is None:
+        for position in range(first, stop):
+            bucket = old.get(keys[position]) if position not in broken else None
+            results[position] = bucket.pop() if bucket else None
+            if results[position] is None:
                 dirty.append(position)
         if dirty:
-            ranges = _ranges(nodes, dirty)
-            # Each range is a query run of its own: past a few, one run over the whole tree costs less.
+            ranges = _ranges(tops, dirty)
+            # Each range is a query run of its own: past a few, one run over the tree costs less.
             found = extract(root, ranges if len(ranges) <= MAX_RANGES else None)
             for position in dirty:
                 results[position] = NodeFound([], [], [])
-            _distribute(found, nodes, starts, results, set(dirty))
-        per_node: list[tuple[Node, NodeFound]] = []
-        for position, (node, key, result) in enumerate(zip(nodes, keys, results)):
-            assert result is not None
-            if position not in broken:
-                fresh.setdefault(key, []).append(result)
-            per_node.append((node, result))
-        self._by_key = fresh
-        self.reused, self.queried = len(nodes) - len(dirty), len(dirty)
-        return per_node
+            _distribute(found, tops, first, stop, results, set(dirty))
+        self._tops, self._keys, self._results = tops, keys, results  # type: ignore[assignment]
+        self.has_error = root.has_error
+        self.generation += 1
+        self.reused, self.queried, self.windowed = len(tops) - len(dirty), len(dirty), window is not None
+        return list(zip(tops, results))  # type: ignore[arg-type]
 
 
-def _key(nodes: list[Node], position: int, source: bytes, comments: frozenset[str]) -> tuple[str, bytes]:
+def _by_key(keys: list[tuple[str, bytes]], results: list[NodeFound], tops: list[Top]
+            ) -> dict[tuple[str, bytes], list[NodeFound]]:
+    """Earlier finds by their node's key, leaving out the nodes that held a syntax error."""
+    found: dict[tuple[str, bytes], list[NodeFound]] = {}
+    for key, result, top in zip(keys, results, tops):
+        if not top.has_error:
+            found.setdefault(key, []).append(result)
+    return found
+
+
+def _key(nodes: list[Top], position: int, source: bytes, comments: frozenset[str]) -> tuple[str, bytes]:
     """A node's type and text, from the start of the line where the comments attached above it begin."""
     node = nodes[position]
     first = position
@@ -152,7 +256,7 @@ def _key(nodes: list[Node], position: int, source: bytes, comments: frozenset[st
     return node.type, source[begin : node.end_byte]
 
 
-def _ranges(nodes: list[Node], dirty: list[int]) -> list[tuple[int, int]]:
+def _ranges(nodes: list[Top], dirty: list[int]) -> list[tuple[int, int]]:
     """Byte ranges covering runs of consecutive dirty nodes."""
     ranges: list[tuple[int, int]] = []
     previous = -2
@@ -166,30 +270,32 @@ def _ranges(nodes: list[Node], dirty: list[int]) -> list[tuple[int, int]]:
     return ranges
 
 
-def _distribute(found: Found, nodes: list[Node], starts: list[int], results: list[NodeFound | None],
+def _distribute(found: Found, nodes: list[Top], first: int, stop: int, results: list[NodeFound | None],
                 dirty: set[int]) -> None:
-    """File what the range queries found under the dirty node holding each find, relative to that node."""
+    """File what the range queries found under the dirty node holding each find, relative to that node (the
+    queried nodes lie in ``nodes[first:stop]``)."""
+    starts = [node.start_byte for node in nodes[first:stop]]
 
     def owner(byte: int) -> int:
-        position = bisect_right(starts, byte) - 1
+        position = first + bisect_right(starts, byte) - 1
         return position if position in dirty and byte < nodes[position].end_byte else -1
 
     for definition in found.definitions:
         position = owner(definition.extent[0])
         if position >= 0:
             node = nodes[position]
-            results[position].definitions.append(_moved(definition, -node.start_byte, -node.start_point[0]))  # type: ignore[union-attr]
+            results[position].definitions.append(_moved(definition, -node.start_byte, -node.start_row))  # type: ignore[union-attr]
     for name, line, kind, byte in found.references:
         position = owner(byte)
         if position >= 0:
             node = nodes[position]
-            results[position].references.append((name, line - node.start_point[0], kind, byte - node.start_byte))  # type: ignore[union-attr]
+            results[position].references.append((name, line - node.start_row, kind, byte - node.start_byte))  # type: ignore[union-attr]
     for (start, module), (line, names, aliases) in found.imports.items():
         position = owner(start)
         if position >= 0:
             node = nodes[position]
             results[position].imports.append(  # type: ignore[union-attr]
-                (start - node.start_byte, module, line - node.start_point[0], names, aliases))
+                (start - node.start_byte, module, line - node.start_row, names, aliases))
 
 
 def _moved(definition: FoundDefinition, bytes_by: int, lines_by: int) -> FoundDefinition:

@@ -37,6 +37,7 @@ from rag_lsp.index.parsing.declarations import parse_declarations
 from rag_lsp.index.parsing.incremental import Found, NodeCache
 from rag_lsp.index.parsing.nesting import FoundDefinition, resolve
 from rag_lsp.index.parsing.per_node import assemble
+from rag_lsp.index.parsing.window_parse import Window
 from rag_lsp.model import Import, ParsedFile, Reference
 from rag_lsp.redaction import redact
 
@@ -60,7 +61,8 @@ def parse_tree(language: str, source: bytes, old_tree: Tree | None = None) -> Tr
 
 
 def parse_file(path: str, text: str, *, language: str | None = None, data: bytes | None = None,
-               blob: str | None = None, tree: Tree | None = None, reuse: NodeCache | None = None) -> ParsedFile:
+               blob: str | None = None, tree: Tree | Window | None = None,
+               reuse: NodeCache | None = None) -> ParsedFile:
     """Everything rag_lsp indexes about one file.
 
     ``data`` is the raw content as on disk (for the blob id); it defaults to
@@ -72,18 +74,26 @@ def parse_file(path: str, text: str, *, language: str | None = None, data: bytes
     the last parse of the same buffer found per top-level node
     (``incremental.py``): the queries then run only over the nodes that changed,
     and what unchanged nodes yielded is moved rather than made again (``per_node.py``).
+    ``tree`` may instead be a ``Window`` planned on ``reuse`` (``window_parse.py``):
+    only the nodes it parsed are looked at, and the text is known to hold no
+    secret; a window planned on another parse is dropped for a parse from scratch.
     """
     language = language or languages.language_for_path(path)
     if blob is None:
         blob = blob_id(data if data is not None else text.encode("utf-8"))
     parsed = ParsedFile(path=path, language=language, blob_id=blob)
+    if isinstance(tree, Window) and (reuse is None or tree.generation != reuse.generation):
+        tree = None
     # Secrets are masked before anything is chunked or indexed; lines and byte offsets stay as they were.
-    text = redact(text, path)
+    masked = text if isinstance(tree, Window) else redact(text, path)
+    clean, text = masked is text, masked
     spec = languages.spec(language)
     ctx = ChunkContext(path, language, parsed.blob_id, spec.comment, FileLines(text))
     try:
         if spec.chunker == "tree" and spec.has_grammar:
             _parse_with_tree(parsed, ctx, text.encode("utf-8"), tree, reuse)
+            if reuse is not None:
+                reuse.clean = clean
         elif spec.chunker == "declarations":
             parsed.definitions, parsed.chunks = parse_declarations(ctx)
         elif spec.chunker == "headings":
@@ -106,17 +116,21 @@ def _safe_lines(ctx: ChunkContext) -> list:
         return []
 
 
-def _parse_with_tree(parsed: ParsedFile, ctx: ChunkContext, source: bytes, tree: Tree | None,
+def _parse_with_tree(parsed: ParsedFile, ctx: ChunkContext, source: bytes, tree: Tree | Window | None,
                      reuse: NodeCache | None) -> None:
-    tree = tree or parse_tree(parsed.language, source)
-    if tree is None:
+    window = tree if isinstance(tree, Window) else None
+    if isinstance(tree, Window):
+        whole: Tree | None = tree.tree
+    else:
+        whole = tree or parse_tree(parsed.language, source)
+    if whole is None:
         raise RuntimeError(f"no grammar for {parsed.language}")
     extractor = _Extractor(parsed, ctx, source)
     if reuse is not None:
         assemble(parsed, ctx, extractor.spec,
-                 reuse.extract(parsed.path, parsed.language, tree.root_node, source, extractor.extract))
+                 reuse.extract(parsed.path, parsed.language, whole.root_node, source, extractor.extract, window))
         return
-    found = extractor.extract(tree.root_node, None)
+    found = extractor.extract(whole.root_node, None)
     parsed.definitions, spans = resolve(parsed.path, extractor.spec, found.definitions)
     parsed.references = [Reference(name, parsed.path, line, kind) for name, line, kind in found.sorted_references()]
     parsed.imports = [Import(module, parsed.path, line, names, aliases)

@@ -26,25 +26,19 @@ ten languages):
 - Imports are ordered by their statement's byte, which node order keeps.
 
 Decision (2026-12-02): this layer was chosen over re-parsing only the changed
-node's text with tree-sitter (a "window"). The window would cut the parse
-itself, but it needs a proof per edit that the window parses alone as it does
-in the file (errors, constructs spanning nodes, indentation), and a second
-tree to keep in step for the next edit; the parse is about 8 ms of a one-line
-edit in a 5,000-line Python file, and what came after it (querying, nesting,
-chunking: about 27 ms) was the larger share and could be cut without a new
-proof; this layer took that share from about 38 to 23 ms of CPU time on a
-loaded machine (docs/benchmarks.md, "Per-keystroke updates, sixth session").
-The positions of everything the index keeps are still absolute, so a
-line inserted near the top still moves (rebuilds) every record below it: the
-lasting fix remains positions relative to their top-level node.
+node's text with tree-sitter (a "window"), which needed a proof per edit that
+the window parses alone as it does in the file. The window came later
+(2026-12-04, ``window_parse.py``): in a valid file an edit between two Python
+functions made tree-sitter re-parse the rest of the file, as long as a parse
+from scratch. The positions of everything the index keeps are still absolute,
+so a line inserted near the top still moves (rebuilds) every record below it:
+the lasting fix remains positions relative to their top-level node.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import pairwise
-
-from tree_sitter import Node
 
 from rag_lsp.index.parsing.chunk import (
     ChunkContext,
@@ -55,7 +49,7 @@ from rag_lsp.index.parsing.chunk import (
     root_chunks,
     sort_chunks,
 )
-from rag_lsp.index.parsing.incremental import NodeFound
+from rag_lsp.index.parsing.incremental import NodeFound, Top
 from rag_lsp.index.parsing.nesting import resolve
 from rag_lsp.languages import LanguageSpec
 from rag_lsp.model import Chunk, Definition, Import, ParsedFile, Reference
@@ -91,7 +85,7 @@ class _Chunks:
 
 
 def assemble(parsed: ParsedFile, ctx: ChunkContext, spec: LanguageSpec,
-             per_node: list[tuple[Node, NodeFound]]) -> None:
+             per_node: list[tuple[Top, NodeFound]]) -> None:
     """Fill ``parsed`` from what each top-level node yielded, as a full parse of the whole tree would."""
     path = parsed.path
     definitions: list[Definition] = []
@@ -99,7 +93,7 @@ def assemble(parsed: ParsedFile, ctx: ChunkContext, spec: LanguageSpec,
     imports: list[Import] = []
     for node, found in per_node:
         built = found.built = found.built or _build(path, spec, found)
-        row, byte = node.start_point[0], node.start_byte
+        row, byte = node.start_row, node.start_byte
         placed = built.placed
         if placed is None or placed[0] != row or placed[1] != byte:
             placed = built.placed = (row, byte, [
@@ -111,12 +105,12 @@ def assemble(parsed: ParsedFile, ctx: ChunkContext, spec: LanguageSpec,
         definitions.extend(placed[2])
         references.extend(placed[3])
         imports.extend(placed[4])
-    isolated = all(before.end_point[0] < after.start_point[0] for (before, _), (after, _) in pairwise(per_node))
+    isolated = all(before.end_row < after.start_row for (before, _), (after, _) in pairwise(per_node))
     if not isolated:
         references = sorted(set(references), key=lambda ref: (ref.line, ref.name, ref.kind))
     parsed.definitions, parsed.references, parsed.imports = definitions, references, imports
     parsed.chunks = _chunks(ctx, per_node) if isolated else chunk_definitions(ctx, [
-        _moved(span, node.start_point[0]) for node, found in per_node for span in found.built.spans  # type: ignore[union-attr]
+        _moved(span, node.start_row) for node, found in per_node for span in found.built.spans  # type: ignore[union-attr]
     ])
 
 
@@ -130,7 +124,7 @@ def _build(path: str, spec: LanguageSpec, found: NodeFound) -> Built:
     return Built(definitions, spans, roots, references, imports)
 
 
-def _chunks(ctx: ChunkContext, per_node: list[tuple[Node, NodeFound]]) -> list[Chunk]:
+def _chunks(ctx: ChunkContext, per_node: list[tuple[Top, NodeFound]]) -> list[Chunk]:
     """The file's chunks when no two top-level nodes share a line: each node's, made again only when the
     lines they cover changed, and the leftover top-level code's."""
     covered: list[tuple[int, int]] = []
@@ -140,7 +134,7 @@ def _chunks(ctx: ChunkContext, per_node: list[tuple[Node, NodeFound]]) -> list[C
         assert built is not None
         if not built.roots:
             continue
-        row = node.start_point[0]
+        row = node.start_row
         first, last = built.roots[0][0] + row, built.roots[-1][1] + row
         covered.extend((start + row, end + row) for start, end in built.roots)
         text = ctx.lines.slice(first, last)
