@@ -122,7 +122,8 @@ class OpenDocument:
             old_end, new_end = len(before) + len(removed), len(before) + len(inserted)
             self.tree.edit(start_byte=len(before), old_end_byte=old_end, new_end_byte=new_end,
                            start_point=start_point, old_end_point=old_end_point, new_end_point=new_end_point)
-            span = (len(before), old_end, new_end, old_end_point[0], new_end_point[0])
+            quiet = Changed.is_quiet(before, removed, inserted, self.text[end : end + 1].encode("utf-8"))
+            span = (len(before), old_end, new_end, old_end_point[0], new_end_point[0], quiet)
             self.changed = Changed.of(*span) if self.changed is None else self.changed.then(*span)
         self.text = self.text[:start] + edit.text + self.text[end:]
         self._patch_starts(start, end, len(edit.text))

@@ -36,6 +36,7 @@ over random edits of real files in several languages).
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -116,27 +117,48 @@ class Top(NamedTuple):
                    self.end_row + rows_by, self.end_column, self.has_error)
 
 
+# What may begin or end a token running over several lines in one of the grammars: comments, strings (quotes,
+# backticks, Ruby's %-literals and heredocs), preprocessor conditionals, Ruby's =begin/=end blocks.
+DELIMITER = re.compile(rb"/\*|\*/|[\"'`#%\\]|<<|^=(?:begin|end)", re.MULTILINE)
+# How far before an edit a delimiter it may have completed is looked for (``=begin`` less its last letter); after
+# it, one byte is enough (``/`` typed before ``*``).
+_DELIMITER_REACH = 5
+
+
 @dataclass(frozen=True, slots=True)
 class Changed:
     """Where a burst of edits changed a buffer since its last parse: bytes before ``start`` are as they were,
     the old text's ``[start, old_end]`` became ``[start, new_end]``, and what follows moved by ``byte_delta``
-    bytes and ``row_delta`` lines. Bytes and rows are tree-sitter's (UTF-8 bytes, lines broken at ``\\n``)."""
+    bytes and ``row_delta`` lines. Bytes and rows are tree-sitter's (UTF-8 bytes, lines broken at ``\\n``).
+
+    ``quiet`` says that no edit of the burst inserted or removed a character that may delimit a token running
+    over several lines (``DELIMITER``), or completed one with the bytes beside it: such a burst changes no
+    comment's or string's extent, so a syntax error it makes is the same in a window as in the whole buffer."""
 
     start: int
     old_end: int
     old_end_row: int
     byte_delta: int
     row_delta: int
+    quiet: bool = False
 
     @property
     def new_end(self) -> int:
         return self.old_end + self.byte_delta
 
     @classmethod
-    def of(cls, start: int, old_end: int, new_end: int, old_end_row: int, new_end_row: int) -> Changed:
-        return cls(start, old_end, old_end_row, new_end - old_end, new_end_row - old_end_row)
+    def of(cls, start: int, old_end: int, new_end: int, old_end_row: int, new_end_row: int,
+           quiet: bool = False) -> Changed:
+        return cls(start, old_end, old_end_row, new_end - old_end, new_end_row - old_end_row, quiet)
 
-    def then(self, start: int, old_end: int, new_end: int, old_end_row: int, new_end_row: int) -> Changed:
+    @staticmethod
+    def is_quiet(before: bytes, removed: bytes, inserted: bytes, after: bytes) -> bool:
+        """Whether an edit replacing ``removed`` by ``inserted`` between ``before`` and ``after`` touches no
+        delimiter (``quiet``)."""
+        return not (DELIMITER.search(removed) or DELIMITER.search(before[-_DELIMITER_REACH:] + inserted + after[:1]))
+
+    def then(self, start: int, old_end: int, new_end: int, old_end_row: int, new_end_row: int,
+             quiet: bool = False) -> Changed:
         """This change followed by an edit given in the positions of the text after this change: one span
         covering both, in the old text's positions (a position inside the changed span maps to its bounds)."""
         if old_end < self.start:
@@ -148,7 +170,7 @@ class Changed:
         if end < self.old_end:
             end, end_row = self.old_end, self.old_end_row
         return Changed(min(self.start, start), end, end_row, self.byte_delta + new_end - old_end,
-                       self.row_delta + new_end_row - old_end_row)
+                       self.row_delta + new_end_row - old_end_row, self.quiet and quiet)
 
 
 class NodeCache:
@@ -162,10 +184,14 @@ class NodeCache:
         # no longer parses as a program) invalidates every find.
         self.root_type = ""
         self._tops: list[Top] = []
-        self._keys: list[tuple[str, bytes]] = []
+        self._keys: list[tuple[str, bytes, str]] = []
         self._results: list[NodeFound] = []
-        # Whether a top-level node of the last parse holds a syntax error (no window is parsed then).
-        self.has_error = False
+        # The positions of the last parse's top-level nodes holding a syntax error, as a span (first, stop), or
+        # None: a window must cover them all (``window_parse.py``).
+        self.broken: tuple[int, int] | None = None
+        # Whether those errors were made by quiet edits (``Changed.quiet``) parsed in windows since the last parse
+        # without one: a window over them may then hold an error too.
+        self.errors_quiet = False
         # Whether the last parse's text held no secret (``parse.py``): a window with none keeps it so.
         self.clean = False
         # Counts the parses extracted: a window planned on one parse's nodes fits no other.
@@ -174,6 +200,11 @@ class NodeCache:
         # and benchmarks.
         self.reused = self.queried = 0
         self.windowed = False
+
+    @property
+    def has_error(self) -> bool:
+        """Whether the last parse held a syntax error."""
+        return self.broken is not None
 
     def clear(self) -> None:
         self._tops, self._keys, self._results = [], [], []
@@ -209,11 +240,13 @@ class NodeCache:
             first, stop = 0, len(inner)
             tops = inner
             keys = [_key(tops, position, source, comments) for position in range(len(tops))]
-            old = _by_key(self._keys, self._results, self._tops)
+            # Under a root that is itself an error (a file that no longer parses as a program) a node's finds
+            # depend on how recovery nested it (predicates look at parents): nothing is reused.
+            old = {} if root.is_error else _by_key(self._keys, self._results, self._tops)
             results = [None] * len(tops)
         # A node holding a syntax error is what error recovery made of it in this parse, which may depend on the
         # text around it: it is queried every time, and never reused. (Asked of the nodes only when the tree has
-        # one; a window's parse has none.)
+        # one; a window is parsed only where the nodes outside it hold none.)
         broken = {position for position in range(first, stop) if tops[position].has_error} if root.has_error else set()
         dirty: list[int] = []
         for position in range(first, stop):
@@ -229,31 +262,37 @@ class NodeCache:
                 results[position] = NodeFound([], [], [])
             _distribute(found, tops, first, stop, results, set(dirty))
         self._tops, self._keys, self._results = tops, keys, results  # type: ignore[assignment]
-        self.has_error = root.has_error
+        # An error outside every top-level node (a missing token at the root) counts for all the parsed nodes.
+        quiet = window is not None and window.changed.quiet and (self.broken is None or self.errors_quiet)
+        self.broken = (min(broken), max(broken) + 1) if broken else (first, stop) if root.has_error else None
+        self.errors_quiet = quiet
         self.generation += 1
         self.reused, self.queried, self.windowed = len(tops) - len(dirty), len(dirty), window is not None
         return list(zip(tops, results))  # type: ignore[arg-type]
 
 
-def _by_key(keys: list[tuple[str, bytes]], results: list[NodeFound], tops: list[Top]
-            ) -> dict[tuple[str, bytes], list[NodeFound]]:
+def _by_key(keys: list[tuple[str, bytes, str]], results: list[NodeFound], tops: list[Top]
+            ) -> dict[tuple[str, bytes, str], list[NodeFound]]:
     """Earlier finds by their node's key, leaving out the nodes that held a syntax error."""
-    found: dict[tuple[str, bytes], list[NodeFound]] = {}
+    found: dict[tuple[str, bytes, str], list[NodeFound]] = {}
     for key, result, top in zip(keys, results, tops):
         if not top.has_error:
             found.setdefault(key, []).append(result)
     return found
 
 
-def _key(nodes: list[Top], position: int, source: bytes, comments: frozenset[str]) -> tuple[str, bytes]:
-    """A node's type and text, from the start of the line where the comments attached above it begin."""
+def _key(nodes: list[Top], position: int, source: bytes, comments: frozenset[str]) -> tuple[str, bytes, str]:
+    """A node's type and text, from the start of the line where the comments attached above it begin, and the
+    type of the node after it (a pattern may ask for it: C's ``struct ... ;``, where a syntax error may come
+    between the two)."""
     node = nodes[position]
     first = position
     while first > 0 and nodes[first - 1].type in comments:
         first -= 1
     begin = nodes[first - 1].start_byte if first > 0 else nodes[first].start_byte
     begin = source.rfind(b"\n", 0, begin) + 1
-    return node.type, source[begin : node.end_byte]
+    after = nodes[position + 1].type if position + 1 < len(nodes) else ""
+    return node.type, source[begin : node.end_byte], after
 
 
 def _ranges(nodes: list[Top], dirty: list[int]) -> list[tuple[int, int]]:

@@ -21,14 +21,26 @@ Why the window's nodes are those a parse of the whole buffer would make:
   unchanged; the window's parse must end with exactly these two nodes (the
   same types and extents, moved). ``B``'s successor is there because a query
   pattern may look at a node's next sibling (C's ``struct ... ;``).
-- Its parse holds no syntax error, and the last parse's nodes held none (error
-  recovery depends on the text around an error), the file had no secret and
-  the window has none (masking a new secret would change text outside it).
+- The file had no secret and the window has none (masking a new secret would
+  change text outside it).
+- A syntax error in the window's parse is taken only when it lies inside the
+  window's nodes (not in the two unchanged ones it ends with, nor outside every
+  node), and every edit since the last parse without an error was quiet
+  (``incremental.Changed.quiet``): none inserted, removed or completed a
+  delimiter of a token that can run over several lines (a comment's, a
+  string's, a preprocessor conditional's). The tokens of the window are then
+  those of the whole buffer there, and the buffer holds the error too (deleting
+  the ``*/`` of a comment instead makes the ``/*`` before it run on past the
+  window, valid in the buffer and an error in the window: not quiet). Such a
+  window's nodes are what error recovery made of the window; the nodes of the
+  last parse outside it held no error.
 
 Anything else (several edits far apart in one burst, a window larger than half
 the file, a failed check) parses the whole buffer incrementally, as before.
-``tests/unit/test_incremental.py`` holds windows to full parses over random
-edits of real files in ten languages.
+``tests/unit/test_incremental.py`` holds windows to full parses over edits
+of real files in ten languages: random ones, ones keeping the file valid, and
+statements typed and deleted a character at a time (whose syntax errors the
+whole buffer must have too, and which must leave no trace once deleted).
 """
 
 from __future__ import annotations
@@ -37,7 +49,7 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from operator import attrgetter
 
-from tree_sitter import Parser, Point, Range, Tree
+from tree_sitter import Node, Parser, Point, Range, Tree
 
 from rag_lsp import languages
 from rag_lsp.index.parsing.incremental import Changed, NodeCache, Top
@@ -71,18 +83,24 @@ class _Plan:
 
 def parse_window(path: str, language: str, source: bytes, cache: NodeCache, changed: Changed) -> Window | None:
     """The window around ``changed`` parsed alone, or None when the whole buffer must be parsed."""
-    if cache.has_error or not cache.clean or cache.language != language:
+    if not cache.clean or cache.language != language:
         return None
     ts_language = languages.ts_language(language)
     plan = _plan(cache.tops, changed, source, languages.spec(language).comments)
     if ts_language is None or plan is None:
+        return None
+    if cache.broken is not None and not (cache.errors_quiet and plan.first <= cache.broken[0]
+                                         and cache.broken[1] <= plan.last):
         return None
     if find_secrets(source[plan.start_byte : plan.end_byte].decode("utf-8", "replace"), path):
         return None
     window = Range(Point(*plan.start_point), Point(*plan.end_point), plan.start_byte, plan.end_byte)
     tree = Parser(ts_language, included_ranges=[window]).parse(source)
     root = tree.root_node
-    if root.has_error or root.type != cache.root_type or not _ends_as_planned(root.children, cache.tops, plan, changed):
+    children = root.children
+    if root.is_error or root.type != cache.root_type or not _ends_as_planned(children, cache.tops, plan, changed):
+        return None
+    if root.has_error and not (changed.quiet and _error_inside(children, plan.last < len(cache.tops))):
         return None
     return Window(tree, plan.first, plan.last, changed, cache.generation)
 
@@ -127,6 +145,15 @@ def _opens_window(tops: list[Top], position: int, source: bytes, comments: froze
     if top.type in comments or (position > 0 and tops[position - 1].type in comments):
         return False
     return top.start_byte == 0 or source[top.start_byte - 1 : top.start_byte] == b"\n"
+
+
+def _error_inside(children: list[Node], bounded: bool) -> bool:
+    """Whether a window's syntax error lies inside its nodes and not in the unchanged two it ends with (an
+    error there, or one outside every node, may be the window's cut: C++'s ``union U {...}`` without the
+    ``;`` that follows it outside the window)."""
+    if not any(child.has_error for child in children):
+        return False
+    return not bounded or not any(child.has_error for child in children[-2:])
 
 
 def _ends_as_planned(children: list, tops: list[Top], plan: _Plan, changed: Changed) -> bool:
