@@ -200,6 +200,8 @@ class NodeCache:
         # and benchmarks.
         self.reused = self.queried = 0
         self.windowed = False
+        # The positions of the nodes the last parse made (a window's, or all): only their lines can have changed.
+        self.parsed = range(0)
 
     @property
     def has_error(self) -> bool:
@@ -268,6 +270,7 @@ class NodeCache:
         self.errors_quiet = quiet
         self.generation += 1
         self.reused, self.queried, self.windowed = len(tops) - len(dirty), len(dirty), window is not None
+        self.parsed = range(first, stop)
         return list(zip(tops, results))  # type: ignore[arg-type]
 
 

@@ -127,8 +127,8 @@ def _parse_with_tree(parsed: ParsedFile, ctx: ChunkContext, source: bytes, tree:
         raise RuntimeError(f"no grammar for {parsed.language}")
     extractor = _Extractor(parsed, ctx, source)
     if reuse is not None:
-        assemble(parsed, ctx, extractor.spec,
-                 reuse.extract(parsed.path, parsed.language, whole.root_node, source, extractor.extract, window))
+        per_node = reuse.extract(parsed.path, parsed.language, whole.root_node, source, extractor.extract, window)
+        assemble(parsed, ctx, extractor.spec, per_node, reuse.parsed)
         return
     found = extractor.extract(whole.root_node, None)
     parsed.definitions, spans = resolve(parsed.path, extractor.spec, found.definitions)

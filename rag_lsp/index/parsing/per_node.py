@@ -84,9 +84,10 @@ class _Chunks:
     pieces: list[_Piece]
 
 
-def assemble(parsed: ParsedFile, ctx: ChunkContext, spec: LanguageSpec,
-             per_node: list[tuple[Top, NodeFound]]) -> None:
-    """Fill ``parsed`` from what each top-level node yielded, as a full parse of the whole tree would."""
+def assemble(parsed: ParsedFile, ctx: ChunkContext, spec: LanguageSpec, per_node: list[tuple[Top, NodeFound]],
+             changed: range | None = None) -> None:
+    """Fill ``parsed`` from what each top-level node yielded, as a full parse of the whole tree would;
+    ``changed`` holds the positions of the only nodes whose lines may have changed, when it is known."""
     path = parsed.path
     definitions: list[Definition] = []
     references: list[Reference] = []
@@ -109,7 +110,7 @@ def assemble(parsed: ParsedFile, ctx: ChunkContext, spec: LanguageSpec,
     if not isolated:
         references = sorted(set(references), key=lambda ref: (ref.line, ref.name, ref.kind))
     parsed.definitions, parsed.references, parsed.imports = definitions, references, imports
-    parsed.chunks = _chunks(ctx, per_node) if isolated else chunk_definitions(ctx, [
+    parsed.chunks = _chunks(ctx, per_node, changed if changed is not None else range(len(per_node))) if isolated else chunk_definitions(ctx, [
         _moved(span, node.start_row) for node, found in per_node for span in found.built.spans  # type: ignore[union-attr]
     ])
 
@@ -124,12 +125,13 @@ def _build(path: str, spec: LanguageSpec, found: NodeFound) -> Built:
     return Built(definitions, spans, roots, references, imports)
 
 
-def _chunks(ctx: ChunkContext, per_node: list[tuple[Top, NodeFound]]) -> list[Chunk]:
+def _chunks(ctx: ChunkContext, per_node: list[tuple[Top, NodeFound]], parsed: range) -> list[Chunk]:
     """The file's chunks when no two top-level nodes share a line: each node's, made again only when the
-    lines they cover changed, and the leftover top-level code's."""
+    lines they cover changed, and the leftover top-level code's. Only the nodes at ``parsed`` can have
+    changed lines (a window's; ``window_parse.py``): the others' lines are compared with nothing."""
     covered: list[tuple[int, int]] = []
     made: list[Chunk] = []
-    for node, found in per_node:
+    for position, (node, found) in enumerate(per_node):
         built = found.built
         assert built is not None
         if not built.roots:
@@ -137,8 +139,9 @@ def _chunks(ctx: ChunkContext, per_node: list[tuple[Top, NodeFound]]) -> list[Ch
         row = node.start_row
         first, last = built.roots[0][0] + row, built.roots[-1][1] + row
         covered.extend((start + row, end + row) for start, end in built.roots)
-        text = ctx.lines.slice(first, last)
-        if built.chunks is None or built.chunks.text != text:
+        kept = built.chunks
+        text = ctx.lines.slice(first, last) if kept is None or position in parsed else None
+        if text is not None and (kept is None or kept.text != text):
             chunks = root_chunks(ctx, nest([_moved(span, row) for span in built.spans]))
             base = ctx.lines.starts[first - 1]
             built.chunks = _Chunks(text, [
@@ -146,10 +149,11 @@ def _chunks(ctx: ChunkContext, per_node: list[tuple[Top, NodeFound]]) -> list[Ch
                  c.qualname, c.kind, c.content) for c in chunks])
             made.extend(chunks)
             continue
+        assert kept is not None
         base = ctx.lines.starts[first - 1]
         made.extend([Chunk(ctx.path, first + start, first + end, base + start_byte, base + end_byte, symbol,
                            qualname, kind, ctx.language, ctx.blob_id, content)
-                     for start, end, start_byte, end_byte, symbol, qualname, kind, content in built.chunks.pieces])
+                     for start, end, start_byte, end_byte, symbol, qualname, kind, content in kept.pieces])
     return sort_chunks(code_chunks(ctx, covered) + made)
 
 
