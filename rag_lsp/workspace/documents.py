@@ -122,7 +122,9 @@ class OpenDocument:
             old_end, new_end = len(before) + len(removed), len(before) + len(inserted)
             self.tree.edit(start_byte=len(before), old_end_byte=old_end, new_end_byte=new_end,
                            start_point=start_point, old_end_point=old_end_point, new_end_point=new_end_point)
-            quiet = Changed.is_quiet(before, removed, inserted, self.text[end : end + 1].encode("utf-8"))
+            line_end = self.text.find("\n", end)
+            after = self.text[end : line_end if line_end >= 0 else len(self.text)].encode("utf-8")
+            quiet = Changed.is_quiet(before[before.rfind(b"\n") + 1 :], removed, inserted, after)
             span = (len(before), old_end, new_end, old_end_point[0], new_end_point[0], quiet)
             self.changed = Changed.of(*span) if self.changed is None else self.changed.then(*span)
         self.text = self.text[:start] + edit.text + self.text[end:]

@@ -297,24 +297,31 @@ TYPED = "value = compute(a, [1, {2: x}])"
 
 @pytest.mark.parametrize("path", sorted(FILES))
 def test_typing_and_deleting_a_statement_leaves_no_trace(path) -> None:
-    # A statement typed a character at a time into a top-level node's body, then deleted a character at a time:
-    # the keystrokes touch no delimiter, so each parses a window, holding the syntax error the keystroke left
-    # when the whole file has one; where the file is valid each equals a fresh parse, and once the statement
-    # is gone the index is the file's first parse again.
+    # A statement typed a character at a time into a new line (indented as the one below) of a top-level
+    # node's body, then deleted a character at a time: the keystrokes touch no delimiter, so most parse a
+    # window, holding the syntax error the keystroke left when the whole file has one (those whose error
+    # reaches past the window parse the whole file, and the windows wait for it to be valid again); where the
+    # file is valid each equals a fresh parse, and once the statement is gone the index is the file's first
+    # parse again.
     rng = random.Random(path)
     document, _ = opened(path)
     first = parse_file(path, document.text)
     tops = [top for top in document.nodes.tops if top.end_row - top.start_row >= 2]
     windows = errors = 0
     for top in rng.sample(tops, 2):
+        # A new line, typed into and deleted a character at a time, then removed.
         row = rng.randint(top.start_row + 1, top.end_row - 1)
-        for column, character in enumerate(TYPED):
+        content = split_lines(document.text)[row][1]
+        indent = content[: len(content) - len(content.lstrip())]
+        edit_equals_a_full_parse(document, TextEdit(row, 0, row, 0, indent + "\n"))
+        for column, character in enumerate(TYPED, len(indent)):
             document.apply(TextEdit(row, column, row, column, character))
             windows += edit_equals_a_full_parse(document)
             errors += document.nodes.has_error
-        for column in reversed(range(len(TYPED))):
+        for column in reversed(range(len(indent), len(indent) + len(TYPED))):
             document.apply(TextEdit(row, column, row, column + 1, ""))
             windows += edit_equals_a_full_parse(document)
+        edit_equals_a_full_parse(document, TextEdit(row, 0, row + 1, 0, ""))
         assert_same(parse_file(path, document.text, tree=document.reparse(), reuse=document.nodes), first)
     assert errors and windows >= len(TYPED) // 2
 
@@ -374,3 +381,18 @@ def test_a_burst_of_edits_is_one_changed_span(old: bytes, edits) -> None:
     assert text[changed.new_end :] == old[changed.old_end :]
     assert old[: changed.old_end].count(b"\n") == changed.old_end_row
     assert text[: changed.new_end].count(b"\n") == changed.old_end_row + changed.row_delta
+
+
+@pytest.mark.parametrize(("before", "removed", "inserted", "after", "quiet"), [
+    (b"x = f", b"", b"(", b"", True),
+    (b"    value", b"", b" = compute(a, [1, {2: x}])", b"", True),
+    (b"x = ", b"", b'"', b"", False),
+    (b"a ", b"*/", b"", b"", False),
+    (b"/", b"x", b"", b"* note", False),
+    (b"", b"", b"=", b"begin", False),
+    (b"#ifnde", b"", b"f", b" GUARD", False),
+    (b"  text = <<~ENDTEX", b"", b"T", b"", False),
+    (b"print(x, ", b"", b"y", b")  # note", False),
+])
+def test_an_edit_is_quiet_when_its_lines_hold_no_delimiter(before, removed, inserted, after, quiet) -> None:
+    assert Changed.is_quiet(before, removed, inserted, after) == quiet

@@ -120,10 +120,6 @@ class Top(NamedTuple):
 # What may begin or end a token running over several lines in one of the grammars: comments, strings (quotes,
 # backticks, Ruby's %-literals and heredocs), preprocessor conditionals, Ruby's =begin/=end blocks.
 DELIMITER = re.compile(rb"/\*|\*/|[\"'`#%\\]|<<|^=(?:begin|end)", re.MULTILINE)
-# How far before an edit a delimiter it may have completed is looked for (``=begin`` less its last letter); after
-# it, one byte is enough (``/`` typed before ``*``).
-_DELIMITER_REACH = 5
-
 
 @dataclass(frozen=True, slots=True)
 class Changed:
@@ -131,9 +127,9 @@ class Changed:
     the old text's ``[start, old_end]`` became ``[start, new_end]``, and what follows moved by ``byte_delta``
     bytes and ``row_delta`` lines. Bytes and rows are tree-sitter's (UTF-8 bytes, lines broken at ``\\n``).
 
-    ``quiet`` says that no edit of the burst inserted or removed a character that may delimit a token running
-    over several lines (``DELIMITER``), or completed one with the bytes beside it: such a burst changes no
-    comment's or string's extent, so a syntax error it makes is the same in a window as in the whole buffer."""
+    ``quiet`` says that no edit of the burst touched a line holding a character that may delimit a token running
+    over several lines (``DELIMITER``), before or after the edit: such a burst changes no comment's or string's
+    extent (a delimiter typed a letter at a time, ``#ifndef`` or a heredoc's ``<<~END``, is on the line), so a syntax error it makes is the same in a window as in the whole buffer."""
 
     start: int
     old_end: int
@@ -153,9 +149,9 @@ class Changed:
 
     @staticmethod
     def is_quiet(before: bytes, removed: bytes, inserted: bytes, after: bytes) -> bool:
-        """Whether an edit replacing ``removed`` by ``inserted`` between ``before`` and ``after`` touches no
-        delimiter (``quiet``)."""
-        return not (DELIMITER.search(removed) or DELIMITER.search(before[-_DELIMITER_REACH:] + inserted + after[:1]))
+        """Whether an edit replacing ``removed`` by ``inserted`` touches no delimiter (``quiet``): ``before`` is
+        its first line up to the edit, ``after`` its last line from the edit's end."""
+        return not (DELIMITER.search(before + removed + after) or DELIMITER.search(before + inserted + after))
 
     def then(self, start: int, old_end: int, new_end: int, old_end_row: int, new_end_row: int,
              quiet: bool = False) -> Changed:
