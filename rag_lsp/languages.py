@@ -10,8 +10,9 @@ them costs tens of milliseconds that a one-language workspace should not pay.
 from __future__ import annotations
 
 import importlib
+import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from importlib import resources
 from typing import Literal
@@ -27,6 +28,8 @@ PROSE_LANGUAGES = frozenset({"markdown", "text"})
 _TEMPLATE_SUFFIX = ".in"
 _INHERITS = "; inherits:"
 DEFAULT_METHOD_OWNERS = CLASS_LIKE_KINDS - {"namespace", "module"}
+# What may begin or end a token running over several lines in most grammars (``languages.toml``, delimiters).
+DEFAULT_DELIMITERS = re.compile(rb"/\*|\*/|[\"'`#%\\]|<<|^=(?:begin|end)", re.MULTILINE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +49,8 @@ class LanguageSpec:
     method_owners: frozenset[str] = DEFAULT_METHOD_OWNERS
     # Languages whose code uses each other's definitions share a family (JavaScript and TypeScript).
     family: str = ""
+    # What may begin or end a token running over several lines (``languages.toml``).
+    delimiters: re.Pattern[bytes] = field(default_factory=lambda: DEFAULT_DELIMITERS)
 
     @property
     def has_grammar(self) -> bool:
@@ -68,6 +73,8 @@ def all_languages() -> dict[str, LanguageSpec]:
             wrappers=frozenset(entry.get("wrappers", ())),
             method_owners=frozenset(entry.get("method_owners", DEFAULT_METHOD_OWNERS)),
             family=entry.get("family", name),
+            delimiters=re.compile(entry["delimiters"].encode(), re.MULTILINE) if "delimiters" in entry
+            else DEFAULT_DELIMITERS,
         )
         for name, entry in raw.items()
     }

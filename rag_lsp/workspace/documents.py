@@ -124,7 +124,8 @@ class OpenDocument:
                            start_point=start_point, old_end_point=old_end_point, new_end_point=new_end_point)
             line_end = self.text.find("\n", end)
             after = self.text[end : line_end if line_end >= 0 else len(self.text)].encode("utf-8")
-            quiet = Changed.is_quiet(before[before.rfind(b"\n") + 1 :], removed, inserted, after)
+            quiet = Changed.is_quiet(languages.spec(self.language).delimiters, before[before.rfind(b"\n") + 1 :],
+                                     removed, inserted, after)
             span = (len(before), old_end, new_end, old_end_point[0], new_end_point[0], quiet)
             self.changed = Changed.of(*span) if self.changed is None else self.changed.then(*span)
         self.text = self.text[:start] + edit.text + self.text[end:]

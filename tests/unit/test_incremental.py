@@ -21,6 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tree_sitter import Tree
 
+from rag_lsp import languages
 from rag_lsp.index.parsing.incremental import MAX_RANGES, Changed, NodeCache
 from rag_lsp.index.parsing.parse import parse_file, parse_tree
 from rag_lsp.index.parsing.window_parse import Window
@@ -383,16 +384,21 @@ def test_a_burst_of_edits_is_one_changed_span(old: bytes, edits) -> None:
     assert text[: changed.new_end].count(b"\n") == changed.old_end_row + changed.row_delta
 
 
-@pytest.mark.parametrize(("before", "removed", "inserted", "after", "quiet"), [
-    (b"x = f", b"", b"(", b"", True),
-    (b"    value", b"", b" = compute(a, [1, {2: x}])", b"", True),
-    (b"x = ", b"", b'"', b"", False),
-    (b"a ", b"*/", b"", b"", False),
-    (b"/", b"x", b"", b"* note", False),
-    (b"", b"", b"=", b"begin", False),
-    (b"#ifnde", b"", b"f", b" GUARD", False),
-    (b"  text = <<~ENDTEX", b"", b"T", b"", False),
-    (b"print(x, ", b"", b"y", b")  # note", False),
+@pytest.mark.parametrize(("language", "before", "removed", "inserted", "after", "quiet"), [
+    ("python", b"x = f", b"", b"(", b"", True),
+    ("python", b"    value", b"", b" = compute(a, [1, {2: x}])", b"", True),
+    ("python", b"x = ", b"", b'"', b"", False),
+    ("python", b"print(x, ", b"", b"y", b")  # note", False),
+    ("c", b"a ", b"*/", b"", b"", False),
+    ("c", b"/", b"x", b"", b"* note", False),
+    ("c", b"#ifnde", b"", b"f", b" GUARD", False),
+    ("c", b"x = a / b ", b"", b"+", b" c;", True),
+    ("ruby", b"", b"", b"=", b"begin", False),
+    ("ruby", b"  text = <<~ENDTEX", b"", b"T", b"", False),
+    ("ruby", b"  if name =~ ", b"", b"/", b"", False),
+    ("tsx", b"  return ", b"", b"<", b"", False),
+    ("tsx", b"  const total = count ", b"", b"+", b" 1;", True),
 ])
-def test_an_edit_is_quiet_when_its_lines_hold_no_delimiter(before, removed, inserted, after, quiet) -> None:
-    assert Changed.is_quiet(before, removed, inserted, after) == quiet
+def test_an_edit_is_quiet_when_its_lines_hold_no_delimiter(language, before, removed, inserted, after, quiet) -> None:
+    delimiters = languages.spec(language).delimiters
+    assert Changed.is_quiet(delimiters, before, removed, inserted, after) == quiet

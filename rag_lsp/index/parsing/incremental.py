@@ -117,10 +117,6 @@ class Top(NamedTuple):
                    self.end_row + rows_by, self.end_column, self.has_error)
 
 
-# What may begin or end a token running over several lines in one of the grammars: comments, strings (quotes,
-# backticks, Ruby's %-literals and heredocs), preprocessor conditionals, Ruby's =begin/=end blocks.
-DELIMITER = re.compile(rb"/\*|\*/|[\"'`#%\\]|<<|^=(?:begin|end)", re.MULTILINE)
-
 @dataclass(frozen=True, slots=True)
 class Changed:
     """Where a burst of edits changed a buffer since its last parse: bytes before ``start`` are as they were,
@@ -128,7 +124,7 @@ class Changed:
     bytes and ``row_delta`` lines. Bytes and rows are tree-sitter's (UTF-8 bytes, lines broken at ``\\n``).
 
     ``quiet`` says that no edit of the burst touched a line holding a character that may delimit a token running
-    over several lines (``DELIMITER``), before or after the edit: such a burst changes no comment's or string's
+    over several lines (the language's ``delimiters``, ``languages.toml``), before or after the edit: such a burst changes no comment's or string's
     extent (a delimiter typed a letter at a time, ``#ifndef`` or a heredoc's ``<<~END``, is on the line), so a syntax error it makes is the same in a window as in the whole buffer."""
 
     start: int
@@ -148,10 +144,10 @@ class Changed:
         return cls(start, old_end, old_end_row, new_end - old_end, new_end_row - old_end_row, quiet)
 
     @staticmethod
-    def is_quiet(before: bytes, removed: bytes, inserted: bytes, after: bytes) -> bool:
+    def is_quiet(delimiters: re.Pattern[bytes], before: bytes, removed: bytes, inserted: bytes, after: bytes) -> bool:
         """Whether an edit replacing ``removed`` by ``inserted`` touches no delimiter (``quiet``): ``before`` is
         its first line up to the edit, ``after`` its last line from the edit's end."""
-        return not (DELIMITER.search(before + removed + after) or DELIMITER.search(before + inserted + after))
+        return not (delimiters.search(before + removed + after) or delimiters.search(before + inserted + after))
 
     def then(self, start: int, old_end: int, new_end: int, old_end_row: int, new_end_row: int,
              quiet: bool = False) -> Changed:

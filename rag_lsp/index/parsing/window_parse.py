@@ -26,9 +26,10 @@ Why the window's nodes are those a parse of the whole buffer would make:
 - A syntax error in the window's parse is taken only when it lies inside the
   window's nodes (not in the two unchanged ones it ends with, nor outside every
   node), and every edit since the last parse without an error was quiet
-  (``incremental.Changed.quiet``): none inserted, removed or completed a
-  delimiter of a token that can run over several lines (a comment's, a
-  string's, a preprocessor conditional's). The tokens of the window are then
+  (``incremental.Changed.quiet``): none touched a line holding a delimiter of
+  a token that can run over several lines (a comment's, a string's, a
+  preprocessor conditional's, a JSX element's: the language's ``delimiters``
+  in ``languages.toml``). The tokens of the window are then
   those of the whole buffer there, and the buffer holds the error too (deleting
   the ``*/`` of a comment instead makes the ``/*`` before it run on past the
   window, valid in the buffer and an error in the window: not quiet). Such a
