@@ -124,8 +124,10 @@ class Changed:
     bytes and ``row_delta`` lines. Bytes and rows are tree-sitter's (UTF-8 bytes, lines broken at ``\\n``).
 
     ``quiet`` says that no edit of the burst touched a line holding a character that may delimit a token running
-    over several lines (the language's ``delimiters``, ``languages.toml``), before or after the edit: such a burst changes no comment's or string's
-    extent (a delimiter typed a letter at a time, ``#ifndef`` or a heredoc's ``<<~END``, is on the line), so a syntax error it makes is the same in a window as in the whole buffer."""
+    over several lines (the language's ``delimiters``, ``languages.toml``), before or after the edit. Such a
+    burst changes no comment's or string's extent (a delimiter typed a letter at a time, ``#ifndef`` or a
+    heredoc's ``<<~END``, is on the line), so a syntax error it makes is the same in a window as in the whole
+    buffer."""
 
     start: int
     old_end: int

@@ -110,9 +110,12 @@ def assemble(parsed: ParsedFile, ctx: ChunkContext, spec: LanguageSpec, per_node
     if not isolated:
         references = sorted(set(references), key=lambda ref: (ref.line, ref.name, ref.kind))
     parsed.definitions, parsed.references, parsed.imports = definitions, references, imports
-    parsed.chunks = _chunks(ctx, per_node, changed if changed is not None else range(len(per_node))) if isolated else chunk_definitions(ctx, [
-        _moved(span, node.start_row) for node, found in per_node for span in found.built.spans  # type: ignore[union-attr]
-    ])
+    if isolated:
+        parsed.chunks = _chunks(ctx, per_node, changed if changed is not None else range(len(per_node)))
+    else:
+        parsed.chunks = chunk_definitions(ctx, [
+            _moved(span, node.start_row) for node, found in per_node for span in found.built.spans  # type: ignore[union-attr]
+        ])
 
 
 def _build(path: str, spec: LanguageSpec, found: NodeFound) -> Built:
