@@ -29,12 +29,12 @@ Why the window's nodes are those a parse of the whole buffer would make:
   (``incremental.Changed.quiet``): none touched a line holding a delimiter of
   a token that can run over several lines (a comment's, a string's, a
   preprocessor conditional's, a JSX element's: the language's ``delimiters``
-  in ``languages.toml``). The tokens of the window are then
-  those of the whole buffer there, and the buffer holds the error too (deleting
-  the ``*/`` of a comment instead makes the ``/*`` before it run on past the
-  window, valid in the buffer and an error in the window: not quiet). Such a
-  window's nodes are what error recovery made of the window; the nodes of the
-  last parse outside it held no error.
+  in ``languages.toml``). The tokens of the window are then those of the whole
+  buffer there, and the buffer holds the error too (deleting the ``*/`` of a
+  comment instead makes the ``/*`` before it run on past the window, valid in
+  the buffer and an error in the window: not quiet). Such a window's nodes are
+  what error recovery made of the window; the nodes of the last parse outside
+  it held no error.
 
 Anything else (several edits far apart in one burst, a window larger than half
 the file, a failed check) parses the whole buffer incrementally, as before.
