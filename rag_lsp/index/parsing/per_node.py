@@ -54,6 +54,8 @@ from rag_lsp.index.parsing.nesting import resolve
 from rag_lsp.languages import LanguageSpec
 from rag_lsp.model import Chunk, Definition, Import, ParsedFile, Reference
 
+_new = tuple.__new__
+
 # A chunk relative to the first line its node's chunks cover: line offsets, byte offsets from that line's start,
 # symbol, qualified name, kind, content.
 _Piece = tuple[int, int, int, int, str | None, str | None, str, str]
@@ -97,10 +99,13 @@ def assemble(parsed: ParsedFile, ctx: ChunkContext, spec: LanguageSpec, per_node
         row, byte = node.start_row, node.start_byte
         placed = built.placed
         if placed is None or placed[0] != row or placed[1] != byte:
+            # Every moved node's records are made again on each keystroke: ``tuple.__new__`` makes a named tuple
+            # (definitions, references, chunks) without the Python call its constructor costs.
             placed = built.placed = (row, byte, [
-                Definition(d.name, d.qualname, d.kind, path, d.start_line + row, d.end_line + row,
-                           d.start_byte + byte, d.end_byte + byte, d.container) for d in built.definitions
-            ], [Reference(name, path, line + row, kind) for name, line, kind in built.references], [
+                _new(Definition, (name, qualname, kind, path, start_line + row, end_line + row, start_byte + byte,
+                                  end_byte + byte, container))
+                for name, qualname, kind, _, start_line, end_line, start_byte, end_byte, container in built.definitions
+            ], [_new(Reference, (name, path, line + row, kind)) for name, line, kind in built.references], [
                 Import(module, path, line + row, names, aliases) for module, line, names, aliases in built.imports
             ])
         definitions.extend(placed[2])
@@ -154,8 +159,9 @@ def _chunks(ctx: ChunkContext, per_node: list[tuple[Top, NodeFound]], parsed: ra
             continue
         assert kept is not None
         base = ctx.lines.starts[first - 1]
-        made.extend([Chunk(ctx.path, first + start, first + end, base + start_byte, base + end_byte, symbol,
-                           qualname, kind, ctx.language, ctx.blob_id, content)
+        path, language, blob = ctx.path, ctx.language, ctx.blob_id
+        made.extend([_new(Chunk, (path, first + start, first + end, base + start_byte, base + end_byte, symbol,
+                                  qualname, kind, language, blob, content))
                      for start, end, start_byte, end_byte, symbol, qualname, kind, content in kept.pieces])
     return sort_chunks(code_chunks(ctx, covered) + made)
 
