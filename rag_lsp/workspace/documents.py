@@ -80,6 +80,9 @@ class OpenDocument:
     nodes: NodeCache = field(default_factory=NodeCache, repr=False, compare=False)
     # Where the edits since the last re-parse changed the text (None: nothing, or no tree to re-parse from).
     changed: Changed | None = field(default=None, repr=False, compare=False)
+    # Whether every edit since the last parse without a syntax error was quiet (``Changed.quiet``), as of the last
+    # re-parse: a window may then hold a syntax error (``index/parsing/window_parse.py``).
+    quiet: bool = field(default=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.encoding not in ENCODINGS:
@@ -167,8 +170,11 @@ class OpenDocument:
         self.parsed = True
         changed, self.changed = self.changed, None
         source = self.text.encode("utf-8")
+        # The edits since the last valid parse: this burst's, and those before it when the last parse held an
+        # error (however it was parsed).
+        self.quiet = changed is not None and changed.quiet and (not self.nodes.has_error or self.quiet)
         if changed is not None:
-            window = parse_window(self.path, self.language, source, self.nodes, changed)
+            window = parse_window(self.path, self.language, source, self.nodes, changed, self.quiet)
             if window is not None:
                 return window
         self.tree = parse_tree(self.language, source, self.tree)

@@ -183,9 +183,6 @@ class NodeCache:
         # The positions of the last parse's top-level nodes holding a syntax error, as a span (first, stop), or
         # None: a window must cover them all (``window_parse.py``).
         self.broken: tuple[int, int] | None = None
-        # Whether those errors were made by quiet edits (``Changed.quiet``) parsed in windows since the last parse
-        # without one: a window over them may then hold an error too.
-        self.errors_quiet = False
         # Whether the last parse's text held no secret (``parse.py``): a window with none keeps it so.
         self.clean = False
         # Counts the parses extracted: a window planned on one parse's nodes fits no other.
@@ -259,9 +256,7 @@ class NodeCache:
             _distribute(found, tops, first, stop, results, set(dirty))
         self._tops, self._keys, self._results = tops, keys, results  # type: ignore[assignment]
         # An error outside every top-level node (a missing token at the root) counts for all the parsed nodes.
-        quiet = window is not None and window.changed.quiet and (self.broken is None or self.errors_quiet)
         self.broken = (min(broken), max(broken) + 1) if broken else (first, stop) if root.has_error else None
-        self.errors_quiet = quiet
         self.generation += 1
         self.reused, self.queried, self.windowed = len(tops) - len(dirty), len(dirty), window is not None
         self.parsed = range(first, stop)

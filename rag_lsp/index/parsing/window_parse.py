@@ -82,16 +82,17 @@ class _Plan:
     end_point: tuple[int, int]
 
 
-def parse_window(path: str, language: str, source: bytes, cache: NodeCache, changed: Changed) -> Window | None:
-    """The window around ``changed`` parsed alone, or None when the whole buffer must be parsed."""
+def parse_window(path: str, language: str, source: bytes, cache: NodeCache, changed: Changed,
+                 quiet: bool) -> Window | None:
+    """The window around ``changed`` parsed alone, or None when the whole buffer must be parsed. ``quiet``
+    says whether every edit since the last parse without a syntax error was quiet (``Changed.quiet``)."""
     if not cache.clean or cache.language != language:
         return None
     ts_language = languages.ts_language(language)
     plan = _plan(cache.tops, changed, source, languages.spec(language).comments)
     if ts_language is None or plan is None:
         return None
-    if cache.broken is not None and not (cache.errors_quiet and plan.first <= cache.broken[0]
-                                         and cache.broken[1] <= plan.last):
+    if cache.broken is not None and not (quiet and plan.first <= cache.broken[0] and cache.broken[1] <= plan.last):
         return None
     if find_secrets(source[plan.start_byte : plan.end_byte].decode("utf-8", "replace"), path):
         return None
@@ -101,7 +102,7 @@ def parse_window(path: str, language: str, source: bytes, cache: NodeCache, chan
     children = root.children
     if root.is_error or root.type != cache.root_type or not _ends_as_planned(children, cache.tops, plan, changed):
         return None
-    if root.has_error and not (changed.quiet and _error_inside(children, plan.last < len(cache.tops))):
+    if root.has_error and not (quiet and _error_inside(children, plan.last < len(cache.tops))):
         return None
     return Window(tree, plan.first, plan.last, changed, cache.generation)
 
