@@ -473,8 +473,8 @@ class Index:
 
         ``tree`` is a tree-sitter tree of ``text`` that the caller parsed
         incrementally, or a window of it (``parsing/window_parse.py``); without
-        it the file is parsed from scratch. ``reuse``
-        is the buffer's record of what each top-level node yielded last time.
+        it the file is parsed from scratch. ``reuse`` is the buffer's record of
+        what each top-level node yielded last time.
         """
         parsed = parse_file(path, text, data=data, tree=tree, reuse=reuse)
         with self.lock:
