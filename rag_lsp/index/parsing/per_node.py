@@ -54,6 +54,8 @@ from rag_lsp.index.parsing.nesting import resolve
 from rag_lsp.languages import LanguageSpec
 from rag_lsp.model import Chunk, Definition, Import, ParsedFile, Reference
 
+# A named tuple (a definition, reference or chunk) made without the Python call its constructor costs: every
+# moved node's records are made again on each keystroke.
 _new = tuple.__new__
 
 # A chunk relative to the first line its node's chunks cover: line offsets, byte offsets from that line's start,
@@ -99,8 +101,6 @@ def assemble(parsed: ParsedFile, ctx: ChunkContext, spec: LanguageSpec, per_node
         row, byte = node.start_row, node.start_byte
         placed = built.placed
         if placed is None or placed[0] != row or placed[1] != byte:
-            # Every moved node's records are made again on each keystroke: ``tuple.__new__`` makes a named tuple
-            # (definitions, references, chunks) without the Python call its constructor costs.
             placed = built.placed = (row, byte, [
                 _new(Definition, (name, qualname, kind, path, start_line + row, end_line + row, start_byte + byte,
                                   end_byte + byte, container))

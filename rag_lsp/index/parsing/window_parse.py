@@ -158,7 +158,7 @@ def _error_inside(children: list[Node], bounded: bool) -> bool:
     return not bounded or not any(child.has_error for child in children[-2:])
 
 
-def _ends_as_planned(children: list, tops: list[Top], plan: _Plan, changed: Changed) -> bool:
+def _ends_as_planned(children: list[Node], tops: list[Top], plan: _Plan, changed: Changed) -> bool:
     """Whether the window's parse ends with the two unchanged nodes it was planned to end with."""
     if plan.last == len(tops):
         return True
