@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from tree_sitter import Tree
 
 from rag_lsp import languages
-from rag_lsp.index.parsing.incremental import Changed, NodeCache
+from rag_lsp.index.parsing.incremental import Changed, NodeCache, point_after
 from rag_lsp.index.parsing.parse import parse_tree
 from rag_lsp.index.parsing.window_parse import Window, parse_window
 
@@ -120,7 +120,7 @@ class OpenDocument:
         removed = self.text[start:end].encode("utf-8")
         inserted = edit.text.encode("utf-8")
         if self.tree is not None:
-            start_point = _point_after(before)
+            start_point = point_after(before)
             old_end_point, new_end_point = _advance(start_point, removed), _advance(start_point, inserted)
             old_end, new_end = len(before) + len(removed), len(before) + len(inserted)
             self.tree.edit(start_byte=len(before), old_end_byte=old_end, new_end_byte=new_end,
@@ -189,12 +189,6 @@ def _units(line: str, encoding: str) -> int:
         return len(line.encode("utf-8"))
     return len(line.encode("utf-16-le")) // 2
 
-
-def _point_after(prefix: bytes) -> tuple[int, int]:
-    """The (row, byte column) tree-sitter point at the end of ``prefix``."""
-    row = prefix.count(b"\n")
-    last_break = prefix.rfind(b"\n")
-    return row, len(prefix) - (last_break + 1)
 
 
 def _advance(start: tuple[int, int], inserted: bytes) -> tuple[int, int]:

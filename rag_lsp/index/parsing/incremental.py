@@ -94,6 +94,13 @@ MAX_RANGES = 8
 Extract = Callable[[Node, list[tuple[int, int]] | None], Found]
 
 
+def point_after(prefix: bytes) -> tuple[int, int]:
+    """The (row, byte column) tree-sitter point at the end of ``prefix``."""
+    row = prefix.count(b"\n")
+    last_break = prefix.rfind(b"\n")
+    return row, len(prefix) - (last_break + 1)
+
+
 class Top(NamedTuple):
     """A top-level node as the next parse needs it, without the tree it came from: a window's parse keeps
     the nodes outside the window from the parse before (``window_parse.py``), moved by the edit."""

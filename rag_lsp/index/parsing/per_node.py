@@ -89,9 +89,10 @@ class _Chunks:
 
 
 def assemble(parsed: ParsedFile, ctx: ChunkContext, spec: LanguageSpec, per_node: list[tuple[Top, NodeFound]],
-             changed: range | None = None) -> None:
+             parsed_nodes: range) -> None:
     """Fill ``parsed`` from what each top-level node yielded, as a full parse of the whole tree would;
-    ``changed`` holds the positions of the only nodes whose lines may have changed, when it is known."""
+    ``parsed_nodes`` holds the positions of the nodes this parse made (``NodeCache.parsed``), the only ones whose
+    lines may have changed."""
     path = parsed.path
     definitions: list[Definition] = []
     references: list[Reference] = []
@@ -116,7 +117,7 @@ def assemble(parsed: ParsedFile, ctx: ChunkContext, spec: LanguageSpec, per_node
         references = sorted(set(references), key=lambda ref: (ref.line, ref.name, ref.kind))
     parsed.definitions, parsed.references, parsed.imports = definitions, references, imports
     if isolated:
-        parsed.chunks = _chunks(ctx, per_node, changed if changed is not None else range(len(per_node)))
+        parsed.chunks = _chunks(ctx, per_node, parsed_nodes)
     else:
         parsed.chunks = chunk_definitions(ctx, [
             _moved(span, node.start_row) for node, found in per_node for span in found.built.spans  # type: ignore[union-attr]
@@ -133,9 +134,9 @@ def _build(path: str, spec: LanguageSpec, found: NodeFound) -> Built:
     return Built(definitions, spans, roots, references, imports)
 
 
-def _chunks(ctx: ChunkContext, per_node: list[tuple[Top, NodeFound]], parsed: range) -> list[Chunk]:
+def _chunks(ctx: ChunkContext, per_node: list[tuple[Top, NodeFound]], parsed_nodes: range) -> list[Chunk]:
     """The file's chunks when no two top-level nodes share a line: each node's, made again only when the
-    lines they cover changed, and the leftover top-level code's. Only the nodes at ``parsed`` can have
+    lines they cover changed, and the leftover top-level code's. Only the nodes at ``parsed_nodes`` can have
     changed lines (a window's; ``window_parse.py``): the others' lines are compared with nothing."""
     covered: list[tuple[int, int]] = []
     made: list[Chunk] = []
@@ -148,7 +149,7 @@ def _chunks(ctx: ChunkContext, per_node: list[tuple[Top, NodeFound]], parsed: ra
         first, last = built.roots[0][0] + row, built.roots[-1][1] + row
         covered.extend((start + row, end + row) for start, end in built.roots)
         kept = built.chunks
-        text = ctx.lines.slice(first, last) if kept is None or position in parsed else None
+        text = ctx.lines.slice(first, last) if kept is None or position in parsed_nodes else None
         if text is not None and (kept is None or kept.text != text):
             chunks = root_chunks(ctx, nest([_moved(span, row) for span in built.spans]))
             base = ctx.lines.starts[first - 1]

@@ -53,7 +53,7 @@ from operator import attrgetter
 from tree_sitter import Node, Parser, Point, Range, Tree
 
 from rag_lsp import languages
-from rag_lsp.index.parsing.incremental import Changed, NodeCache, Top
+from rag_lsp.index.parsing.incremental import Changed, NodeCache, Top, point_after
 from rag_lsp.redaction import find_secrets
 
 _START = attrgetter("start_byte")
@@ -126,8 +126,7 @@ def _plan(tops: list[Top], changed: Changed, source: bytes, comments: frozenset[
         after += 1
     last = after + 2
     if last >= len(tops):
-        last, end_byte = len(tops), len(source)
-        end_point = (source.count(b"\n"), end_byte - (source.rfind(b"\n") + 1))
+        last, end_byte, end_point = len(tops), len(source), point_after(source)
     else:
         end = tops[last - 1]
         end_byte, end_point = end.end_byte + changed.byte_delta, (end.end_row + changed.row_delta, end.end_column)
