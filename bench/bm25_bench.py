@@ -32,7 +32,7 @@ import numpy as np
 from rank_bm25 import BM25Okapi
 from report import cpu_model
 
-from rag_lsp.index.bm25_index import BM25Index
+from rag_lsp.index.postings.bm25_index import BM25Index
 
 QUERY_TERMS = 8
 TOP_K = 10

@@ -14,7 +14,7 @@ What it does, with timings:
 1. index the tree with rag_lsp (``Index.refresh``, from its cache when warm);
 2. load every chunk and its BM25 terms (``chunk_terms``, exactly what the local index holds) into tables
    ``chunks``, ``postings`` (term, chunk, tf) and ``terms`` (term, df), plus one row of corpus statistics;
-3. score DJANGO_QUESTIONS with BM25 in SQL (the formula of ``rag_lsp/index/bm25_index.py``, the idf floor
+3. score DJANGO_QUESTIONS with BM25 in SQL (the formula of ``rag_lsp/index/postings/bm25_index.py``, the idf floor
    included) and compare the top 10 with the local ``BM25Index.top_k`` of the same terms; then a pruned
    query (candidates from the rarer terms, re-scored with all) against that exact top 10;
 4. push a saved file to the shared index (delete its chunks, insert the new ones, update df and the

@@ -24,7 +24,7 @@ from itertools import chain
 
 import numpy as np
 
-from rag_lsp.index.bm25_segment import FrozenSegment
+from rag_lsp.index.postings.bm25_segment import FrozenSegment
 from rag_lsp.index.root_index import FileEntry, Index
 
 K1 = 1.2

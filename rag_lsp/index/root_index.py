@@ -32,11 +32,11 @@ from tree_sitter import Tree
 from rag_lsp.gc_pause import paused_gc
 from rag_lsp.heap import release_free_memory
 from rag_lsp.index.admission import CONTENT_REASONS, DEFAULT_ADMISSION, Admission
-from rag_lsp.index.bm25_index import BM25Index
 from rag_lsp.index.cache import CachedFile, IndexCache, cache_path_for, decode, encode, fingerprint
 from rag_lsp.index.parsing.incremental import NodeCache
 from rag_lsp.index.parsing.parse import blob_id, parse_file
 from rag_lsp.index.parsing.window_parse import Window
+from rag_lsp.index.postings.bm25_index import BM25Index
 from rag_lsp.index.store import snapshot
 from rag_lsp.index.store.chunk_layout import LAYOUTS, Layout
 from rag_lsp.index.store.chunk_table import ChunkTable

@@ -8,7 +8,7 @@ stored here in the form it is used in, so that loading is reading arrays:
   blob id), languages, parse errors and their chunk ids;
 - chunks: columns and their text (read from the mapped file when a chunk is
   asked for, never all at once);
-- the BM25 segment (``bm25_segment.py``) with its vocabulary;
+- the BM25 segment (``postings/bm25_segment.py``) with its vocabulary;
 - definitions and references as columns, and each file's imports as a record
   of its own (definitions built into objects at load: the symbol table reads
   them all; references and imports stay in the snapshot, made into objects a
@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, BinaryIO
 
 import numpy as np
 
-from rag_lsp.index.bm25_segment import ARRAY_NAMES, FrozenSegment
+from rag_lsp.index.postings.bm25_segment import ARRAY_NAMES, FrozenSegment
 from rag_lsp.index.store import import_table
 from rag_lsp.index.store.chunk_table import StoredChunks
 from rag_lsp.index.store.import_table import StoredImports

@@ -41,8 +41,8 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from rag_lsp.index.bm25_mutable import MutableBM25
-from rag_lsp.index.bm25_segment import FrozenSegment
+from rag_lsp.index.postings.bm25_mutable import MutableBM25
+from rag_lsp.index.postings.bm25_segment import FrozenSegment
 
 # Queries whose accumulated scores are kept (each array holds a float per document: 0.5 MB on Django).
 MEMO_QUERIES = 8
@@ -86,9 +86,11 @@ class BM25Index:
     def add_many(self, docs: Iterable[tuple[int, Sequence[str]]]) -> None:
         """Index many new documents at once, as ``add`` on each would; nothing changes if one is refused."""
         pairs = list(docs)
-        for doc_id, _ in pairs:
-            if isinstance(doc_id, int) and self.segment.row_of(doc_id) >= 0:
-                raise ValueError(f"document {doc_id!r} is already indexed")
+        # Ids that are not 64-bit integers are the mutable part's to refuse.
+        ids = [doc_id for doc_id, _ in pairs if type(doc_id) is int and -(1 << 63) <= doc_id < 1 << 63]
+        known = np.flatnonzero(self.segment.rows_of(np.array(ids, dtype=np.int64)) >= 0)
+        if len(known):
+            raise ValueError(f"document {ids[int(known[0])]!r} is already indexed")
         self.mutable.add_many(pairs)
         self._stale()
 
@@ -221,13 +223,8 @@ class BM25Index:
     def _slots(self, doc_ids: list[int]) -> np.ndarray:
         """The slots of many documents at once (one binary search over the segment for all of them), for
         questions that score every chunk of a hundred files; ``KeyError`` for an id not indexed."""
-        ids = np.array(doc_ids, dtype=np.int64)
-        rows = np.minimum(np.searchsorted(self.segment.doc_ids, ids), max(len(self.segment.doc_ids) - 1, 0))
-        found = np.zeros(len(ids), dtype=bool)
-        if len(self.segment.doc_ids):
-            found = (self.segment.doc_ids[rows] == ids) & self.segment.alive[rows]
-        slots = rows.astype(np.int64)
-        for position in np.flatnonzero(~found).tolist():
+        slots = self.segment.rows_of(np.array(doc_ids, dtype=np.int64))
+        for position in np.flatnonzero(slots < 0).tolist():
             slots[position] = self._slot(doc_ids[position])
         return slots
 

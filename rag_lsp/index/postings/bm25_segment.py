@@ -27,7 +27,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from rag_lsp.index.bm25_mutable import MutableBM25
+from rag_lsp.index.postings.bm25_mutable import MutableBM25
 from rag_lsp.index.store.term_table import StoredTerms
 
 # The arrays a segment is stored as (``arrays``/``from_arrays``), besides its terms.
@@ -80,6 +80,15 @@ class FrozenSegment:
             return row
         return -1
 
+    def rows_of(self, doc_ids: np.ndarray) -> np.ndarray:
+        """The live rows of many documents at once (one binary search for all), -1 where there is none."""
+        rows = np.searchsorted(self.doc_ids, doc_ids)
+        if not len(self.doc_ids):
+            return np.full(len(doc_ids), -1, dtype=np.int64)
+        rows = np.minimum(rows, len(self.doc_ids) - 1)
+        found = (self.doc_ids[rows] == doc_ids) & self.alive[rows]
+        return np.where(found, rows, -1)
+
     def df(self, term: str) -> int:
         number = self.number(term)
         return int(self.live_df[number]) if number >= 0 else 0
@@ -121,7 +130,7 @@ class FrozenSegment:
         64-bit and kept to the end).
         """
         doc_ids, doc_len, row_of_old, row_of_slot = _rows(segment, mutable)
-        new_terms, counts, slots, new_tfs = mutable.export()
+        new_terms, new_term, slots, new_tfs = mutable.export()
         terms, old_number, new_number = _vocabulary(segment.terms, new_terms)
         # Each live posting as (term number, row, frequency): the segment's, then the mutable part's.
         term_of = np.repeat(old_number, np.diff(segment.term_ptr))
@@ -130,13 +139,13 @@ class FrozenSegment:
         if segment.live < len(segment.alive):
             kept = row_of >= 0
             term_of, row_of, tfs = term_of[kept], row_of[kept], tfs[kept]
-        new_term_of = np.repeat(new_number, counts)
+        new_term_of = new_number[new_term]
         new_row_of = row_of_slot[slots]
         # Tombstones point at the graveyard slot, which no row has.
         kept = new_row_of >= 0
         postings = [np.concatenate([term_of, new_term_of[kept]]), np.concatenate([row_of, new_row_of[kept]]),
                     np.concatenate([tfs, new_tfs[kept].astype(np.float32)])]
-        del term_of, row_of, tfs, new_term_of, new_row_of, kept, slots, new_tfs
+        del term_of, row_of, tfs, new_term, new_term_of, new_row_of, kept, slots, new_tfs
         return cls(*_build(terms, postings, doc_ids, doc_len))
 
 

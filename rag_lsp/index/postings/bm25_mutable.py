@@ -11,19 +11,18 @@ edit costs Python work over the edited document's terms only:
 
 * documents live in dense integer *slots* (freed slots are reused), so their
   lengths and ids are flat arrays that numpy can gather from;
-* each term has append-only postings stored in an ``array.array``, which is
-  cheap to append to and which numpy reads without a copy. Removing a document
-  turns its postings into tombstones, found directly because each document
-  remembers where its postings are; a tombstone points at a reserved slot
-  that no document uses, so queries need no filtering, and a term's postings
-  are compacted once tombstones outnumber live entries, which keeps both the
-  wasted scan and the compaction cost amortised per removal.
-
-Building the structure with ``add`` costs Python work per posting. ``add_many``
-builds the same state in bulk: one dictionary lookup per token numbers the
-terms, then numpy sorts a batch's tokens by (term, document, offset), which
-gives each posting's term frequency and first occurrence at once, and each
-term's postings are extended once per batch.
+* a document added by ``add`` has its terms' postings in per-term append-only
+  ``array.array``s, cheap to append to and read by numpy without a copy.
+  Removing the document turns its postings into tombstones, found directly
+  because each document remembers where its postings are; a tombstone points
+  at a reserved slot that no document uses, so queries need no filtering, and
+  a term's postings are compacted once tombstones outnumber live entries,
+  which keeps both the wasted scan and the compaction cost amortised per
+  removal;
+* documents added by ``add_many`` (a refresh's batches) have their postings
+  in sorted columns per batch (``bm25_batches.py``): one dictionary lookup per
+  token numbers the terms, numpy sorts the rest, and no Python object is made
+  per term or per document.
 
 The structure is not thread-safe: callers serialise edits and queries.
 """
@@ -31,14 +30,15 @@ The structure is not thread-safe: callers serialise edits and queries.
 from __future__ import annotations
 
 import gc
-import io
 from array import array
-from collections import Counter, defaultdict, deque
+from collections import Counter
 from collections.abc import Iterable, Sequence
-from itertools import chain, count, repeat
+from itertools import chain
 from operator import attrgetter
 
 import numpy as np
+
+from rag_lsp.index.postings.bm25_batches import GRAVEYARD, Batches
 
 # Typecodes of the arrays that numpy reads in place, and the matching dtypes.
 # Slots are 64-bit and frequencies are floats although smaller types would
@@ -51,25 +51,16 @@ _INT64_DTYPE = np.longlong
 
 # The slot that tombstones point at. No document ever occupies it, so whatever
 # a query adds there is discarded.
-_GRAVEYARD = 0
+_GRAVEYARD = GRAVEYARD
 
-# add_many does its numpy work on batches of whole documents holding about
-# this many tokens, which bounds its working memory (some 20 bytes per token
-# of a batch) whatever the size of the call. Each batch also costs a few
-# C-level calls per distinct term it contains, so much smaller batches are
-# slower.
+# add_many numbers and sorts the tokens of batches of whole documents holding
+# about this many tokens, which bounds its working memory (some 12 bytes per
+# token of a batch) whatever the size of the call.
 _BATCH_TOKENS = 1 << 22
 
-# add_many sorts a batch's tokens by keys packing term, document and offset
-# in a non-negative int64; a batch whose numbers need more bits is split.
-_KEY_BITS = 63
-
-# Helpers for add_many's loops over terms and documents, which it runs as
-# chains of map so that the loops run in C.
+# ``export`` joins each term's arrays with these.
 _SLOTS = attrgetter("slots")
 _TFS = attrgetter("tfs")
-_BACKS = attrgetter("backs")
-_drain = deque(maxlen=0).extend
 
 
 class _Postings:
@@ -94,27 +85,6 @@ class _Postings:
         return len(self.slots) - self.dead
 
 
-class _BulkTerms:
-    """The terms one ``add_many`` call numbered, and their postings, by number."""
-
-    __slots__ = ("postings_len", "postings_of", "term_bits", "term_objects")
-
-    def __init__(self, vocabulary: dict[str, _Postings], terms: list) -> None:
-        """Look the terms up, adding the missing ones to ``vocabulary`` in order, as ``add`` would."""
-        postings_of = list(map(vocabulary.get, terms))
-        # Current postings lengths, tombstones included.
-        postings_len = np.zeros(len(terms), dtype=np.int64)
-        for term_id, postings in enumerate(postings_of):
-            if postings is None:
-                postings_of[term_id] = vocabulary[terms[term_id]] = _Postings()
-            else:
-                postings_len[term_id] = len(postings.slots)
-        self.postings_of = postings_of
-        self.term_objects = np.fromiter(terms, dtype=object, count=len(terms))
-        self.term_bits = max(0, len(terms) - 1).bit_length()
-        self.postings_len = postings_len
-
-
 class MutableBM25:
     """Postings and lengths of documents over integer ids, added and removed one at a time or in bulk."""
 
@@ -129,8 +99,10 @@ class MutableBM25:
         self._doc_positions: list[array | None] = [None]
         self._free_slots: list[int] = []
         self._total_len = 0
-        # The vocabulary: only terms that some indexed document contains.
+        # The vocabulary of the documents added by ``add``: only terms that one of them contains.
         self._postings: dict[str, _Postings] = {}
+        # The postings of the documents added by ``add_many`` (each of those has no terms nor positions above).
+        self._batches = Batches()
 
     def __len__(self) -> int:
         return len(self._slot_of)
@@ -166,12 +138,13 @@ class MutableBM25:
         self._doc_positions[slot] = positions
 
     def add_many(self, docs: Iterable[tuple[int, Sequence[str]]]) -> None:
-        """Index many new documents, exactly as calling ``add`` on each in order would.
+        """Index many new documents, as calling ``add`` on each in order would.
 
-        The structure ends up in the state those calls would leave, down to
-        slots and postings order, so every later
-        operation behaves the same. The cost is one dictionary lookup per
-        token plus numpy work, instead of Python work per posting.
+        Every query and edit afterwards behaves as after those calls: the
+        documents take the same slots, and each term has the same postings,
+        document frequency and totals (its postings may come in another
+        order). The cost is one dictionary lookup per token plus numpy work,
+        instead of Python work per posting.
 
         Everything that can be refused is checked before anything changes,
         and then nothing changes: an id that is already indexed, or that
@@ -181,10 +154,10 @@ class MutableBM25:
         would instead keep the documents before the offending one.
 
         ``docs`` is consumed before indexing starts (token sequences are kept
-        by reference, not copied). On top of what the index grows by, the call
-        holds 4 bytes per token of ``docs`` and some 20 bytes per token of
-        one batch of about ``_BATCH_TOKENS`` tokens. The cyclic garbage
-        collector is off during the call.
+        by reference, not copied). On top of what the index grows by (12
+        bytes a posting), the call holds 4 bytes per token of ``docs`` and
+        some 12 bytes per token of one batch of about ``_BATCH_TOKENS``
+        tokens. The cyclic garbage collector is off during the call.
         """
         collecting = gc.isenabled()
         # The call makes hundreds of thousands of containers but no reference
@@ -210,34 +183,33 @@ class MutableBM25:
         id_column = array(_INT64, doc_ids)
         lengths = array(_INT64, map(len, token_lists))
         lengths_np = np.frombuffer(lengths, dtype=_INT64_DTYPE)
-        # The one pass over tokens in Python: number the terms in order of
-        # first appearance, a batch at a time.
-        numbering: defaultdict = defaultdict(count().__next__)
-        number = numbering.__getitem__
+        # The one pass over tokens in Python: number the terms, a batch at a time.
         batches = []
         for start, stop in _batch_bounds(lengths_np, _BATCH_TOKENS):
-            numbers = list(map(number, chain.from_iterable(token_lists[start:stop])))
+            numbers = self._batches.number(chain.from_iterable(token_lists[start:stop]))
             if len(numbers) != int(lengths_np[start:stop].sum()):
                 raise ValueError("a document yields a different number of tokens than its len()")
-            batches.append((start, stop, np.fromiter(numbers, dtype=np.intc, count=len(numbers))))
-        del token_lists, numbers
-        terms = list(numbering)
-        del numbering, number
+            batches.append((start, stop, numbers))
+        del token_lists
 
         # Nothing below can fail on the caller's input.
-        bulk = _BulkTerms(self._postings, terms)
         slots = np.array(self._take_slots(doc_ids, id_column, lengths), dtype=np.int64)
+        for slot in slots[lengths_np == 0].tolist():
+            self._doc_terms[slot] = ()
+            self._doc_positions[slot] = array(_INT32)
         batches.reverse()
         while batches:
             # Popped, so that each batch's numbers are freed once indexed.
-            start, stop, term_ids = batches.pop()
-            self._add_batch(bulk, term_ids, lengths_np[start:stop], slots[start:stop])
-        del term_ids
+            start, stop, numbers = batches.pop()
+            self._batches.add(slots[start:stop], numbers, lengths_np[start:stop])
 
     def remove(self, doc_id: int) -> None:
         """Forget a document; raise ``KeyError`` if ``doc_id`` is not indexed."""
         slot = self._slot_of.pop(doc_id)
         terms, positions = self._doc_terms[slot], self._doc_positions[slot]
+        if slot in self._batches:
+            self._batches.remove(slot)
+            terms, positions = (), array(_INT32)
         if terms is None or positions is None:
             raise KeyError(doc_id)
         for term, position in zip(terms, positions):
@@ -267,17 +239,12 @@ class MutableBM25:
         For scores over groups of documents (a file's chunks), which need the
         raw statistics rather than each document's own BM25 score.
         """
-        postings = self._postings.get(term)
-        if postings is None:
-            empty = np.zeros(0, dtype=_INT64_DTYPE)
-            return empty, np.zeros(0), empty
-        slots = np.frombuffer(postings.slots, dtype=_INT64_DTYPE)
+        slots, tfs = self.raw(term) or (np.zeros(0, dtype=_INT64_DTYPE), np.zeros(0))
         live = slots != _GRAVEYARD
         slots = slots[live]
-        tfs = np.frombuffer(postings.tfs, dtype=np.float64)[live]
         doc_ids = np.frombuffer(self._doc_id_at, dtype=_INT64_DTYPE)[slots]
         lengths = np.frombuffer(self._doc_len, dtype=_INT64_DTYPE)[slots]
-        return doc_ids, tfs, lengths
+        return doc_ids, tfs[live], lengths
 
     def lengths(self) -> tuple[np.ndarray, np.ndarray]:
         """Every indexed document's id and length in tokens."""
@@ -301,7 +268,8 @@ class MutableBM25:
 
     def terms_of(self, doc_id: int) -> tuple[str, ...]:
         """A document's distinct terms; ``KeyError`` for an id not indexed."""
-        return self._doc_terms[self._slot_of[doc_id]] or ()
+        slot = self._slot_of[doc_id]
+        return self._batches.terms_of(slot) if slot in self._batches else self._doc_terms[slot] or ()
 
     def slot(self, doc_id: int) -> int:
         """The slot of an indexed document; ``KeyError`` otherwise."""
@@ -310,22 +278,30 @@ class MutableBM25:
     def df(self, term: str) -> int:
         """How many documents contain ``term``."""
         postings = self._postings.get(term)
-        return postings.df() if postings is not None else 0
+        return (postings.df() if postings is not None else 0) + (self._batches.df(term) if self._batches else 0)
 
     def frequencies(self) -> tuple[list[str], np.ndarray]:
         """Every term some document contains, and how many documents contain each."""
-        terms = list(self._postings)
-        return terms, np.fromiter((p.df() for p in self._postings.values()), dtype=np.int64, count=len(terms))
+        counts = self._batches.frequencies() if self._batches else {}
+        for term, postings in self._postings.items():
+            counts[term] = counts.get(term, 0) + postings.df()
+        return list(counts), np.fromiter(counts.values(), dtype=np.int64, count=len(counts))
 
     def raw(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
         """A term's postings as slots and frequencies, tombstones (slot 0) included; None if no document has it.
 
-        Views, not copies: valid until the next edit.
+        Views, not copies, when only documents added by ``add`` hold the term: valid until the next edit.
         """
         postings = self._postings.get(term)
-        if postings is None:
+        slots, tfs = self._batches.raw(term) if self._batches else ([], [])
+        if postings is not None:
+            slots.append(np.frombuffer(postings.slots, dtype=_INT64_DTYPE))
+            tfs.append(np.frombuffer(postings.tfs, dtype=np.float64))
+        if not slots:
             return None
-        return np.frombuffer(postings.slots, dtype=_INT64_DTYPE), np.frombuffer(postings.tfs, dtype=np.float64)
+        if len(slots) == 1 and postings is not None:
+            return slots[0], tfs[0]
+        return np.concatenate(slots, dtype=_INT64_DTYPE), np.concatenate(tfs, dtype=np.float64)
 
     def slot_columns(self) -> tuple[np.ndarray, np.ndarray]:
         """Each slot's document id and length (views; slot 0 and freed slots hold stale values)."""
@@ -333,18 +309,27 @@ class MutableBM25:
                 np.frombuffer(self._doc_len, dtype=_INT64_DTYPE))
 
     def export(self) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
-        """Every posting grouped by term, tombstones (slot 0) included: the terms, how many postings each has,
-        and each posting's slot and frequency (read-only views).
+        """Every posting, tombstones (slot 0) included: the terms, and each posting's term (its position in
+        them), slot and frequency. Terms no live document holds may be listed.
 
         Each term's arrays are joined as bytes in one C-level pass: a Python
         loop making numpy arrays per term cost more than the merge itself.
         """
-        terms = list(self._postings)
+        terms, numbering, term_of, slots, tfs = self._batches.export()
+        terms = list(terms)
         postings = list(self._postings.values())
+        numbers = []
+        for term in self._postings:
+            number = numbering.get(term)
+            if number is None:
+                number = len(terms)
+                terms.append(term)
+            numbers.append(number)
         counts = np.fromiter(map(len, map(_SLOTS, postings)), dtype=np.int64, count=len(postings))
-        slots = np.frombuffer(b"".join(map(_SLOTS, postings)), dtype=_INT64_DTYPE)
-        tfs = np.frombuffer(b"".join(map(_TFS, postings)), dtype=np.float64)
-        return terms, counts, slots, tfs
+        term_of = np.concatenate([term_of, np.repeat(np.array(numbers, dtype=np.int32), counts)])
+        slots = np.concatenate([slots, np.frombuffer(b"".join(map(_SLOTS, postings)), dtype=_INT64_DTYPE)])
+        tfs = np.concatenate([tfs, np.frombuffer(b"".join(map(_TFS, postings)), dtype=np.float64)])
+        return terms, term_of, slots, tfs
 
     def _take_slot(self, doc_id: int, length: int) -> int:
         """Give a new document a slot, reusing a freed one when there is one."""
@@ -394,106 +379,6 @@ class MutableBM25:
         self._total_len += int(np.frombuffer(lengths, dtype=_INT64_DTYPE).sum())
         return slots
 
-    def _add_batch(self, bulk: _BulkTerms, term_ids: np.ndarray, lengths: np.ndarray, slots: np.ndarray) -> None:
-        """Index consecutive documents of ``add_many``, whose slots are taken.
-
-        ``term_ids`` are the documents' tokens, concatenated, as numbered in
-        ``bulk``.
-        """
-        n_tokens = len(term_ids)
-        n_docs = len(slots)
-        if n_tokens == 0:
-            for slot in slots.tolist():
-                self._doc_terms[slot] = ()
-                self._doc_positions[slot] = array(_INT32)
-            return
-        # Sort the tokens by (term, document, offset in the document), packed
-        # into int64 keys (term << term_shift | doc << offset_bits | offset)
-        # so that one plain sort does it.
-        offset_bits = (int(lengths.max()) - 1).bit_length()
-        term_shift = offset_bits + (n_docs - 1).bit_length()
-        if term_shift + bulk.term_bits > _KEY_BITS and n_docs > 1:
-            middle = n_docs // 2
-            split = int(lengths[:middle].sum())
-            self._add_batch(bulk, term_ids[:split], lengths[:middle], slots[:middle])
-            self._add_batch(bulk, term_ids[split:], lengths[middle:], slots[middle:])
-            return
-        doc_first = np.cumsum(lengths) - lengths
-        keys = term_ids.astype(np.int64)
-        keys <<= term_shift
-        keys += np.repeat((np.arange(n_docs, dtype=np.int64) << offset_bits) - doc_first, lengths)
-        keys += np.arange(n_tokens, dtype=np.int64)
-        keys.sort()
-
-        # Each run of one term in one document is a posting: its length is
-        # the term frequency, its first token the term's first occurrence.
-        run = np.empty(n_tokens, dtype=bool)
-        run[0] = True
-        np.greater_equal(keys[1:] ^ keys[:-1], 1 << offset_bits, out=run[1:])
-        starts = np.flatnonzero(run)
-        del run
-        n_pairs = len(starts)
-        tfs = np.empty(n_pairs, dtype=np.int32)
-        np.subtract(starts[1:], starts[:-1], out=tfs[:-1])
-        tfs[-1] = n_tokens - starts[-1]
-        keys = keys[starts]
-        del starts
-        pair_term = keys >> term_shift
-        pair_doc = (keys >> offset_bits) & ((1 << (term_shift - offset_bits)) - 1)
-        keys &= (1 << offset_bits) - 1
-        keys += doc_first[pair_doc]
-        pair_first = keys
-        del keys
-
-        # A term's new postings follow its earlier ones.
-        run_start = np.flatnonzero(pair_term[1:] != pair_term[:-1])
-        run_start += 1
-        run_start = np.concatenate(([0], run_start))
-        run_length = np.diff(run_start, append=n_pairs)
-        run_term = pair_term[run_start]
-        del pair_term
-        positions = np.repeat(bulk.postings_len[run_term] - run_start, run_length)
-        positions += np.arange(n_pairs, dtype=np.int64)
-        bulk.postings_len[run_term] += run_length
-
-        # Documents list their terms by first occurrence: mark first
-        # occurrences in token order, and a posting's place in the batch's
-        # concatenated lists is the number of marks up to its own.
-        is_first = np.zeros(n_tokens, dtype=bool)
-        is_first[pair_first] = True
-        doc_major = np.cumsum(is_first, dtype=np.int32)[pair_first]
-        doc_major -= 1
-        doc_counts = np.bincount(pair_doc, minlength=n_docs)
-        doc_end = np.cumsum(doc_counts)
-        doc_start = doc_end - doc_counts
-        backs = doc_major - doc_start[pair_doc].astype(np.int32)
-        del doc_major
-        in_token_order = np.empty(n_tokens, dtype=np.int32)
-        in_token_order[pair_first] = positions
-        del positions, pair_first
-        doc_positions = in_token_order[is_first].tobytes()
-        del in_token_order
-        doc_terms = tuple(bulk.term_objects[term_ids[is_first]].tolist())
-        del is_first
-        slot_list = slots.tolist()
-        spans = map(slice, doc_start.tolist(), doc_end.tolist())
-        _drain(map(self._doc_terms.__setitem__, slot_list, map(doc_terms.__getitem__, spans)))
-        del doc_terms
-        positions_of = list(map(array, repeat(_INT32, n_docs)))
-        _extend_runs(positions_of, doc_positions, doc_counts.tolist())
-        _drain(map(self._doc_positions.__setitem__, slot_list, positions_of))
-        del doc_positions, positions_of
-
-        # Extend each term's postings, once per batch.
-        run_postings = list(map(bulk.postings_of.__getitem__, run_term.tolist()))
-        run_length = run_length.tolist()
-        _extend_runs(map(_SLOTS, run_postings), slots[pair_doc].tobytes(), run_length)
-        del pair_doc
-        _extend_runs(map(_TFS, run_postings), tfs.astype(np.float64).tobytes(), run_length)
-        del tfs
-        _extend_runs(map(_BACKS, run_postings), backs.tobytes(), run_length)
-        del backs
-
     def _compact(self, postings: _Postings) -> None:
         """Squeeze the tombstones out of a term's postings and repoint its documents."""
         survivors = [entry for entry in zip(postings.slots, postings.tfs, postings.backs) if entry[0] != _GRAVEYARD]
@@ -518,12 +403,3 @@ def _batch_bounds(lengths: np.ndarray, tokens: int) -> list[tuple[int, int]]:
         bounds.append((start, stop))
         start = stop
     return bounds
-
-
-def _extend_runs(arrays: Iterable[array], values: bytes, run_lengths: list[int]) -> None:
-    """Append consecutive runs of ``values``, of the given item counts, to the arrays in turn.
-
-    ``array.fromfile`` appends the next n items of a stream, so reading the
-    runs from one stream needs no slicing, and map keeps the loop in C.
-    """
-    _drain(map(array.fromfile, arrays, repeat(io.BytesIO(values)), run_lengths))
