@@ -52,6 +52,10 @@ from rag_lsp.model import Chunk, Definition, ParsedFile
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
 
+    from rag_lsp.index.store.chunk_table import StoredChunks
+    from rag_lsp.index.store.import_table import StoredImports
+    from rag_lsp.index.store.reference_table import StoredReferences
+
 # Below this many files to parse, a process pool costs more than it saves.
 POOL_THRESHOLD = 64
 # Files handled per batch: the unit of locking, progress reports and cache writes.
@@ -284,7 +288,7 @@ class Index:
                 self._unsaved = True
             self.cache.delete_many(sorted((cached.loaded() - seen) | set(stale)))
         if self._unsaved or (self.cache and (self.links is None or self.links.version != self.version)):
-            # Also when only the links are missing: a save in the middle of the refresh left them out.
+            # Also when only the links are missing or out of date.
             self.save()
         stats.removed = len(stale)
         stats.skipped = walk_stats.skipped
@@ -579,14 +583,12 @@ class Index:
                 self.links = loaded_links(self, loaded.links, loaded.definitions)
         return set(self.files)
 
-    def save(self, with_links: bool = True) -> None:
+    def save(self) -> None:
         """Write the index as a snapshot and serve its chunks and postings from it from now on.
 
         The snapshot goes to the cache (atomically: another process reading
         the old one keeps it), or to an anonymous temporary file without one.
         Failing to write costs only the saving: the index stays as it was.
-        ``with_links`` brings the file links up to date first, so the snapshot
-        holds them (a save in the middle of a refresh leaves them out).
 
         The lock is taken twice, for the BM25 merge and then for the writing,
         so that a question waiting for it answers in between instead of after
@@ -594,18 +596,20 @@ class Index:
         save). Whatever changes meanwhile is merged before the writing.
         """
         with self.lock:
-            self._merge_for_saving(with_links)
+            self._merge_for_saving()
         # Let a thread woken by the release take the lock before this one takes it back.
         time.sleep(0)
         with self.lock:
-            self._merge_for_saving(with_links)
+            self._merge_for_saving()
             target = self.cache.snapshot_path if self.cache and self.cache.available else None
             meta = {**self._snapshot_identity(), "next_id": self._next_id}
             writer = None
             try:
                 writer = SnapshotWriter(target)
                 with snapshot.save(self, writer, meta) as written:
-                    chunks, segment, references, imports = snapshot.reopen(SnapshotFile(written))
+                    source = SnapshotFile(written)
+                    chunks, references, imports = snapshot.reopen(source)
+                    segment = snapshot.load_segment(source)
             except (OSError, SnapshotError) as exc:
                 if writer is not None:
                     writer.abort()
@@ -613,26 +617,48 @@ class Index:
                 if self.cache:
                     self.cache.warn(message)
                 return
-            self.chunks.rebase(chunks)
+            self._serve_from(chunks, references, imports)
             self.bm25 = BM25Index(segment=segment)
-            self.references = ReferenceMap(references)
-            self.imports = ImportMap(imports)
             self._unsaved = False
 
-    def _merge_for_saving(self, with_links: bool) -> None:
-        """Bring what a snapshot holds beside the files up to date: the links (``with_links``) and one BM25
-        segment of the live documents (merged only when documents were added or removed since the last)."""
-        if with_links:
-            file_links(self)
+    def _merge_for_saving(self) -> None:
+        """Bring what a snapshot holds beside the files up to date: the links and one BM25 segment of the live
+        documents (merged only when documents were added or removed since the last)."""
+        file_links(self)
         if self.bm25.compact():
             # The merge's columns are freed; without this their heap pages stay resident through the writing.
             release_free_memory()
 
+    def _serve_from(self, chunks: StoredChunks, references: StoredReferences, imports: StoredImports) -> None:
+        """Serve the chunks, references and imports from a file just written, instead of the objects."""
+        self.chunks.rebase(chunks)
+        self.references = ReferenceMap(references)
+        self.imports = ImportMap(imports)
+
     def _rebase_if_large(self) -> None:
-        """Mid-refresh: move the chunks held as objects into a snapshot once they are many."""
+        """Mid-refresh: move the chunks, references and imports held as objects into a file once they are many.
+
+        The file is a spill (``snapshot.spill``), not the cache's snapshot: a
+        snapshot would first merge the BM25 postings into one segment (0.6 s of
+        Django's cold index in two mid-refresh saves) and write the definitions,
+        for a file no warm start would load before the refresh's own last save.
+        """
         live = len(self.chunks.live)
-        if live >= REBASE_CHUNKS and live * 2 >= len(self.chunks):
-            self.save(with_links=False)
+        if live < REBASE_CHUNKS or live * 2 < len(self.chunks):
+            return
+        with self.lock:
+            writer = None
+            try:
+                writer = SnapshotWriter(None)
+                with snapshot.spill(self, writer) as written:
+                    chunks, references, imports = snapshot.reopen(SnapshotFile(written))
+            except (OSError, SnapshotError) as exc:
+                if writer is not None:
+                    writer.abort()
+                if self.cache:
+                    self.cache.warn(f"index spill not written ({exc}); chunks stay in memory")
+                return
+            self._serve_from(chunks, references, imports)
 
     # Queries over what is indexed.
 

@@ -8,6 +8,7 @@ from conftest import write_tree
 from test_index import snapshot
 
 from rag_lsp.index.root_index import Index
+from rag_lsp.index.store import snapshot as snapshot_module
 from rag_lsp.index.store.snapshot_file import SnapshotError, SnapshotFile, SnapshotWriter
 
 
@@ -123,12 +124,23 @@ def test_a_reader_keeps_its_snapshot_while_another_process_replaces_it(tmp_path)
         SnapshotFile(target)
 
 
-def test_many_files_are_moved_into_snapshots_while_indexing(tmp_path, monkeypatch):
+def test_many_files_are_moved_into_spills_while_indexing(tmp_path, monkeypatch):
+    # Midway the chunks held as objects go to spill files (no BM25 merge, no definitions); only the refresh's
+    # last save writes the cache's snapshot, which a warm start then loads whole.
     monkeypatch.setattr("rag_lsp.index.root_index.REBASE_CHUNKS", 20)
+    written = []
+
+    def counted(kind):
+        write = getattr(snapshot_module, kind)
+        return lambda *args: written.append(kind) or write(*args)
+
+    for kind in ("spill", "save"):
+        monkeypatch.setattr(snapshot_module, kind, counted(kind))
     files = {f"pkg/mod_{i:03}.py": f"def function_{i}(x):\n    return x + {i}\n" for i in range(150)}
     root = write_tree(tmp_path / "many", files)
     index = Index(root)
     index.refresh()
+    assert written == ["spill", "save"]
     assert len(index.chunks) == 150 and not index.chunks.live
     assert snapshot(index) == snapshot(fresh(root))
     assert os.path.getsize(index.cache.snapshot_path) > 0

@@ -414,8 +414,8 @@ def test_an_edit_between_a_save_s_merge_and_its_writing_is_written_too(workspace
     unmerged = []
     merge = Index._merge_for_saving
 
-    def merge_then_edit(self: Index, with_links: bool) -> None:
-        merge(self, with_links)
+    def merge_then_edit(self: Index) -> None:
+        merge(self)
         if not unmerged:
             if edit == "changed":
                 self.set_file(path, text)

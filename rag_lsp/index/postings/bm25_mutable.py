@@ -310,7 +310,7 @@ class MutableBM25:
 
     def export(self) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
         """Every posting, tombstones (slot 0) included: the terms, and each posting's term (its position in
-        them), slot and frequency. Terms no live document holds may be listed.
+        them), slot and frequency, in 32-bit columns. Terms no live document holds may be listed.
 
         Each term's arrays are joined as bytes in one C-level pass: a Python
         loop making numpy arrays per term cost more than the merge itself.
@@ -327,8 +327,9 @@ class MutableBM25:
             numbers.append(number)
         counts = np.fromiter(map(len, map(_SLOTS, postings)), dtype=np.int64, count=len(postings))
         term_of = np.concatenate([term_of, np.repeat(np.array(numbers, dtype=np.int32), counts)])
-        slots = np.concatenate([slots, np.frombuffer(b"".join(map(_SLOTS, postings)), dtype=_INT64_DTYPE)])
-        tfs = np.concatenate([tfs, np.frombuffer(b"".join(map(_TFS, postings)), dtype=np.float64)])
+        slots = np.concatenate([slots, np.frombuffer(b"".join(map(_SLOTS, postings)), dtype=_INT64_DTYPE)],
+                               dtype=np.int32)
+        tfs = np.concatenate([tfs, np.frombuffer(b"".join(map(_TFS, postings)), dtype=np.float64)], dtype=np.float32)
         return terms, term_of, slots, tfs
 
     def _take_slot(self, doc_id: int, length: int) -> int:

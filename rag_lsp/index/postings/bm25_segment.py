@@ -144,7 +144,7 @@ class FrozenSegment:
         # Tombstones point at the graveyard slot, which no row has.
         kept = new_row_of >= 0
         postings = [np.concatenate([term_of, new_term_of[kept]]), np.concatenate([row_of, new_row_of[kept]]),
-                    np.concatenate([tfs, new_tfs[kept].astype(np.float32)])]
+                    np.concatenate([tfs, new_tfs[kept]])]
         del term_of, row_of, tfs, new_term, new_term_of, new_row_of, kept, slots, new_tfs
         return cls(*_build(terms, postings, doc_ids, doc_len))
 

@@ -99,18 +99,10 @@ class _Strings:
 def save(index: Index, writer: SnapshotWriter, meta: dict) -> BinaryIO:
     """Write ``index`` (its BM25 index compacted) and commit; call under the index's lock."""
     strings = _Strings()
-    paths = sorted(index.files)
-    entries = [index.files[path] for path in paths]
-    writer.blob("paths", "\0".join(paths).encode("utf-8", "surrogatepass"))
-    writer.blob("blob_ids", bytes.fromhex("".join(entry.blob_id for entry in entries)))
-    writer.array("file_size", np.array([e.size for e in entries], dtype=np.int64))
-    writer.array("file_mtime", np.array([e.mtime_ns for e in entries], dtype=np.int64))
-    writer.array("file_language", np.array([strings(e.language) for e in entries], dtype=np.int32))
-    writer.array("file_error", np.array([strings(e.error) for e in entries], dtype=np.int32))
-    writer.array("file_chunk_ptr", np.cumsum([0, *(len(e.chunk_ids) for e in entries)], dtype=np.int64))
-    writer.array("file_chunks", np.fromiter((i for e in entries for i in e.chunk_ids), dtype=np.int64))
+    paths = _save_files(index, strings, writer)
     _save_chunks(index, paths, strings, writer)
-    _save_symbols(index, paths, strings, writer)
+    _save_uses(index, paths, strings, writer)
+    _save_definitions(index, paths, strings, writer)
     links = index.links if index.links is not None and index.links.version == index.version else None
     if links is not None:
         number = {path: position for position, path in enumerate(paths)}
@@ -127,6 +119,38 @@ def save(index: Index, writer: SnapshotWriter, meta: dict) -> BinaryIO:
         writer.array(f"bm25_{name}", values)
     writer.blob("strings", strings.encoded())
     return writer.commit({**meta, "format": FORMAT, "files": len(paths), "links": links is not None})
+
+
+def spill(index: Index, writer: SnapshotWriter) -> BinaryIO:
+    """Write only what ``reopen`` serves from the file afterwards (the files, their chunks, references and
+    imports) and commit; call under the index's lock.
+
+    For a refresh that moves the chunks it holds as objects into a file
+    midway: such a file is never loaded, so the rest of a snapshot (the BM25
+    segment, which would have to be merged first, the definitions, which the
+    symbol table keeps anyway, the links) would be written for nothing.
+    """
+    strings = _Strings()
+    paths = _save_files(index, strings, writer)
+    _save_chunks(index, paths, strings, writer)
+    _save_uses(index, paths, strings, writer)
+    writer.blob("strings", strings.encoded())
+    return writer.commit({"format": FORMAT, "files": len(paths), "spill": True})
+
+
+def _save_files(index: Index, strings: _Strings, writer: SnapshotWriter) -> list[str]:
+    """The file columns, in path order; returns the paths."""
+    paths = sorted(index.files)
+    entries = [index.files[path] for path in paths]
+    writer.blob("paths", "\0".join(paths).encode("utf-8", "surrogatepass"))
+    writer.blob("blob_ids", bytes.fromhex("".join(entry.blob_id for entry in entries)))
+    writer.array("file_size", np.array([e.size for e in entries], dtype=np.int64))
+    writer.array("file_mtime", np.array([e.mtime_ns for e in entries], dtype=np.int64))
+    writer.array("file_language", np.array([strings(e.language) for e in entries], dtype=np.int32))
+    writer.array("file_error", np.array([strings(e.error) for e in entries], dtype=np.int32))
+    writer.array("file_chunk_ptr", np.cumsum([0, *(len(e.chunk_ids) for e in entries)], dtype=np.int64))
+    writer.array("file_chunks", np.fromiter((i for e in entries for i in e.chunk_ids), dtype=np.int64))
+    return paths
 
 
 def _save_chunks(index: Index, paths: list[str], strings: _Strings, writer: SnapshotWriter) -> None:
@@ -173,26 +197,32 @@ def _restring(stored: StoredChunks, strings: _Strings, number: int) -> int:
     return strings(stored.strings[number]) if number >= 0 else -1
 
 
-def _save_symbols(index: Index, paths: list[str], strings: _Strings, writer: SnapshotWriter) -> None:
-    definitions: list[tuple[int, ...]] = []
+def _save_uses(index: Index, paths: list[str], strings: _Strings, writer: SnapshotWriter) -> None:
+    """References as columns, and each file's imports as a record of its own (empty for a file without),
+    found through their lengths."""
     references: list[tuple[int, int, int, int]] = []
-    # Each file's imports as a record of its own (empty for a file without), found through their lengths.
     imports: list[bytes] = []
+    for number, path in enumerate(paths):
+        references.extend((number, strings(r.name), r.line, strings(r.kind)) for r in index.references.get(path, ()))
+        found = index.imports.get(path)
+        imports.append(import_table.encode(found) if found else b"")
+    writer.array("references", np.array(references, dtype=np.int64).ravel())
+    writer.blob("imports", imports)
+    writer.array("import_ptr", np.cumsum([0, *map(len, imports)], dtype=np.int64))
+
+
+def _save_definitions(index: Index, paths: list[str], strings: _Strings, writer: SnapshotWriter) -> None:
+    """Definitions as columns, and the module map's hints."""
+    definitions: list[tuple[int, ...]] = []
     hints: dict[int, str] = {}
     for number, path in enumerate(paths):
         for d in index.symbols.in_file(path):
             definitions.append((number, strings(d.name), strings(d.qualname), strings(d.kind), strings(d.container),
                                 d.start_line, d.end_line, d.start_byte, d.end_byte))
-        references.extend((number, strings(r.name), r.line, strings(r.kind)) for r in index.references.get(path, ()))
-        found = index.imports.get(path)
-        imports.append(import_table.encode(found) if found else b"")
         hint = index.symbols.modules.hint(path)
         if hint:
             hints[number] = hint
     writer.array("definitions", np.array(definitions, dtype=np.int64).ravel())
-    writer.array("references", np.array(references, dtype=np.int64).ravel())
-    writer.blob("imports", imports)
-    writer.array("import_ptr", np.cumsum([0, *map(len, imports)], dtype=np.int64))
     writer.blob("hints", marshal.dumps(hints))
 
 
@@ -211,17 +241,16 @@ def _split(blob: memoryview) -> list[str]:
     return str(blob, "utf-8", "surrogatepass").split("\0") if len(blob) else []
 
 
-def reopen(source: SnapshotFile) -> tuple[StoredChunks, FrozenSegment, StoredReferences, StoredImports]:
-    """The chunk columns, BM25 segment, references and imports of a snapshot just written: what the index then
-    serves from it."""
+def reopen(source: SnapshotFile) -> tuple[StoredChunks, StoredReferences, StoredImports]:
+    """The chunk columns, references and imports of a snapshot or a spill just written: what the index then
+    serves from it (and from a snapshot, its BM25 segment: ``load_segment``)."""
     strings = _split(source.blob("strings"))
     files = _load_files(source, strings)
     paths = [f.path for f in files]
-    return (_load_chunks(source, strings, files), _load_segment(source), _load_references(source, strings, paths),
-            _load_imports(source, paths))
+    return _load_chunks(source, strings, files), _load_references(source, strings, paths), _load_imports(source, paths)
 
 
-def _load_segment(source: SnapshotFile) -> FrozenSegment:
+def load_segment(source: SnapshotFile) -> FrozenSegment:
     terms = StoredTerms(source.blob("bm25_terms"))
     return FrozenSegment.from_arrays(terms, {name: source.array(f"bm25_{name}") for name in ARRAY_NAMES})
 
@@ -232,7 +261,7 @@ def _load(source: SnapshotFile, meta: dict) -> Loaded:
     paths = [f.path for f in files]
     chunks = _load_chunks(source, strings, files)
     _require(np.array_equal(np.sort(source.array("file_chunks")), chunks.ids), "chunk ids of files")
-    segment = _load_segment(source)
+    segment = load_segment(source)
     _require(np.array_equal(segment.doc_ids, chunks.ids), "BM25 documents")
     definitions = _load_definitions(source, strings, paths)
     references = _load_references(source, strings, paths)
