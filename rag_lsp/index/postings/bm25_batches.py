@@ -44,7 +44,9 @@ class _Batch:
 
     def bounds(self, number: int) -> tuple[int, int]:
         """Where term ``number``'s postings lie in the columns."""
-        return int(self.term.searchsorted(number)), int(self.term.searchsorted(number, side="right"))
+        # The keys are 32-bit like the column: with a Python int numpy would convert the whole column first.
+        start, stop = self.term.searchsorted(np.array([number, number + 1], dtype=np.int32)).tolist()
+        return start, stop
 
 
 class Batches:
