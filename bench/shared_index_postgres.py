@@ -40,7 +40,8 @@ import psycopg
 from latency import DJANGO_QUESTIONS, median_p95
 from pgserver import get_server
 
-from rag_lsp.index.root_index import Index, analyse, chunk_terms
+from rag_lsp.index.file_work import analyse, chunk_terms
+from rag_lsp.index.root_index import Index
 from rag_lsp.index.terms import query_tokens
 
 K1, B, EPSILON = 1.5, 0.75, 0.25

@@ -25,14 +25,15 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO, TypeVar
 
 from tree_sitter import Tree
 
 from rag_lsp.gc_pause import paused_gc
 from rag_lsp.heap import release_free_memory
 from rag_lsp.index.admission import CONTENT_REASONS, DEFAULT_ADMISSION, Admission
-from rag_lsp.index.cache import CachedFile, IndexCache, cache_path_for, decode, encode, fingerprint
+from rag_lsp.index.cache import CachedFile, IndexCache, cache_path_for, decode, fingerprint
+from rag_lsp.index.file_work import analyse, analyse_encoded, chunk_terms
 from rag_lsp.index.parsing.incremental import NodeCache
 from rag_lsp.index.parsing.parse import blob_id, parse_file
 from rag_lsp.index.parsing.window_parse import Window
@@ -45,7 +46,6 @@ from rag_lsp.index.store.import_table import ImportMap
 from rag_lsp.index.store.reference_table import ReferenceMap
 from rag_lsp.index.store.snapshot_file import SnapshotError, SnapshotFile, SnapshotWriter
 from rag_lsp.index.symbol_table import SymbolIndex
-from rag_lsp.index.terms import path_tokens, tokenize
 from rag_lsp.index.walk import WalkedFile, WalkStats, load, walk
 from rag_lsp.model import Chunk, Definition, ParsedFile
 
@@ -71,6 +71,7 @@ Progress = Callable[[int, int], None]
 _Work = tuple[str, str, str, int, int]
 # Numbers each Index of this process, so that two indexes of one root never share a version.
 _INSTANCES = itertools.count()
+_Opened = TypeVar("_Opened")
 
 
 @dataclass(slots=True)
@@ -119,32 +120,6 @@ class IndexStats:
     warnings: list[str] = field(default_factory=list)
     # Which budget left files out of the index ("files", "bytes", "seconds"), or None.
     truncated: str | None = None
-
-
-def chunk_terms(chunk: Chunk, path_terms: list[str] | None = None) -> list[str]:
-    """The BM25 terms of a chunk: its text's tokens plus its path's (``path_terms``, when the caller has
-    tokenized the path already: a file's chunks share it)."""
-    return tokenize(chunk.content) + (path_terms if path_terms is not None else path_tokens(chunk.path))
-
-
-def analyse(path: str, text: str, blob: str) -> tuple[ParsedFile, list[list[str]]]:
-    """Parse one file (``blob`` is the blob id of its bytes on disk) and tokenize its chunks: the unit of work
-    of a refresh."""
-    parsed = parse_file(path, text, blob=blob)
-    path_terms = path_tokens(path)
-    return parsed, [chunk_terms(chunk, path_terms) for chunk in parsed.chunks]
-
-
-def analyse_encoded(path: str, text: str, blob: str) -> tuple[str, bytes]:
-    """``analyse`` in a worker process: the blob id and the cache's payload of the result.
-
-    The payload (plain lists and strings, ``cache.encode``) is what the main
-    process stores in the cache anyway; sent back instead of the objects, it
-    is pickled and unpickled as one string, and the main process only decodes
-    it (a cold index of Django sent 74 MB of pickled objects).
-    """
-    parsed, tokens = analyse(path, text, blob)
-    return parsed.blob_id, encode(parsed, tokens)
 
 
 class Index:
@@ -603,23 +578,12 @@ class Index:
             self._merge_for_saving()
             target = self.cache.snapshot_path if self.cache and self.cache.available else None
             meta = {**self._snapshot_identity(), "next_id": self._next_id}
-            writer = None
-            try:
-                writer = SnapshotWriter(target)
-                with snapshot.save(self, writer, meta) as written:
-                    source = SnapshotFile(written)
-                    chunks, references, imports = snapshot.reopen(source)
-                    segment = snapshot.load_segment(source)
-            except (OSError, SnapshotError) as exc:
-                if writer is not None:
-                    writer.abort()
-                message = f"index snapshot not written ({exc}); chunks stay in memory"
-                if self.cache:
-                    self.cache.warn(message)
-                return
-            self._serve_from(chunks, references, imports)
-            self.bm25 = BM25Index(segment=segment)
-            self._unsaved = False
+            opened = self._write(lambda writer: snapshot.save(self, writer, meta), target, "index snapshot",
+                                 lambda source: (snapshot.reopen(source), snapshot.load_segment(source)))
+            if opened is not None:
+                self._serve_from(*opened[0])
+                self.bm25 = BM25Index(segment=opened[1])
+                self._unsaved = False
 
     def _merge_for_saving(self) -> None:
         """Bring what a snapshot holds beside the files up to date: the links and one BM25 segment of the live
@@ -628,6 +592,22 @@ class Index:
         if self.bm25.compact():
             # The merge's columns are freed; without this their heap pages stay resident through the writing.
             release_free_memory()
+
+    def _write(self, write: Callable[[SnapshotWriter], BinaryIO], target: Path | None, what: str,
+               read: Callable[[SnapshotFile], _Opened]) -> _Opened | None:
+        """Write a snapshot or a spill (``write``) to ``target`` (an anonymous file for None) and ``read`` what
+        the index serves from it; failing costs only the writing (a warning), and None is returned."""
+        writer = None
+        try:
+            writer = SnapshotWriter(target)
+            with write(writer) as written:
+                return read(SnapshotFile(written))
+        except (OSError, SnapshotError) as exc:
+            if writer is not None:
+                writer.abort()
+            if self.cache:
+                self.cache.warn(f"{what} not written ({exc}); chunks stay in memory")
+            return None
 
     def _serve_from(self, chunks: StoredChunks, references: StoredReferences, imports: StoredImports) -> None:
         """Serve the chunks, references and imports from a file just written, instead of the objects."""
@@ -644,21 +624,11 @@ class Index:
         for a file no warm start would load before the refresh's own last save.
         """
         live = len(self.chunks.live)
-        if live < REBASE_CHUNKS or live * 2 < len(self.chunks):
-            return
-        with self.lock:
-            writer = None
-            try:
-                writer = SnapshotWriter(None)
-                with snapshot.spill(self, writer) as written:
-                    chunks, references, imports = snapshot.reopen(SnapshotFile(written))
-            except (OSError, SnapshotError) as exc:
-                if writer is not None:
-                    writer.abort()
-                if self.cache:
-                    self.cache.warn(f"index spill not written ({exc}); chunks stay in memory")
-                return
-            self._serve_from(chunks, references, imports)
+        if live >= REBASE_CHUNKS and live * 2 >= len(self.chunks):
+            with self.lock:
+                opened = self._write(lambda writer: snapshot.spill(self, writer), None, "index spill", snapshot.reopen)
+                if opened is not None:
+                    self._serve_from(*opened)
 
     # Queries over what is indexed.
 

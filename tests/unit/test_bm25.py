@@ -337,7 +337,7 @@ def snapshot(bm25_index: BM25Index) -> dict:
     terms, dfs = index.frequencies()
     return {
         "documents": sorted(zip(ids.tolist(), slots.tolist(), lengths.tolist())),
-        "terms_of": {doc_id: sorted(index.terms_of(doc_id)) for doc_id in ids.tolist()},
+        "terms_of": {doc_id: sorted(index.shared_terms(doc_id, terms)) for doc_id in ids.tolist()},
         "df": dict(zip(terms, dfs.tolist())),
         "postings": {term: sorted(zip(*(column.tolist() for column in index.postings(term)))) for term in terms},
         "total_len": index.total_length,
@@ -745,3 +745,24 @@ def test_compacting_an_already_compact_index_keeps_its_segment() -> None:
     index.remove(3)
     assert index.compact() and index.segment is not segment
     assert_segment_layout(index.segment, {doc_id: tokens for doc_id, tokens in HAND_CORPUS.items() if doc_id != 3})
+
+
+def test_batches_of_one_size_are_joined_and_still_score_and_edit_like_the_reference(monkeypatch) -> None:
+    # One document per batch: 200 batches become a few joined ones (levels of 8), which removals then search.
+    monkeypatch.setattr(bm25, "_BATCH_TOKENS", 1)
+    rng = random.Random(11)
+    vocabulary = [f"w{i}" for i in range(60)]
+    weights = [1 / (rank + 1) for rank in range(len(vocabulary))]
+    docs = {doc_id: zipf_doc(rng, vocabulary, weights) for doc_id in range(200)}
+    index = BM25Index()
+    index.add_many(docs.items())
+    held = index.mutable._batches._batches
+    assert len(held) < 16 and {batch.level for batch in held} >= {2}
+    for doc_id in rng.sample(sorted(docs), 50):
+        assert index.mutable.shared_terms(doc_id, vocabulary) == set(docs[doc_id])
+        index.remove(doc_id)
+        del docs[doc_id]
+    for _ in range(10):
+        assert_matches_okapi(index, docs, rng.sample(vocabulary, 4))
+    index.compact()
+    assert_segment_layout(index.segment, docs)

@@ -113,7 +113,7 @@ def test_fingerprint_changes_with_the_declaration_patterns_and_the_query_fragmen
 
 @pytest.mark.parametrize("sample", sorted(FIXTURES.glob("*/sample.*")), ids=lambda p: p.parent.name)
 def test_a_payload_decodes_to_the_parse_it_encodes(sample):
-    # Parse workers send their results as this payload (root_index.analyse_encoded), and the warm start reads
+    # Parse workers send their results as this payload (file_work.analyse_encoded), and the warm start reads
     # it back: every object must come back equal, field by field, in every language.
     path = f"src/{sample.name}"
     parsed, tokens = analyse(path, sample.read_text(encoding="utf-8"), blob_id(sample.read_bytes()))

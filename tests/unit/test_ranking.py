@@ -11,7 +11,8 @@ import pytest
 from conftest import write_tree
 
 from rag_lsp.index.file_bm25 import file_scores, top_files
-from rag_lsp.index.root_index import Index, chunk_terms
+from rag_lsp.index.file_work import chunk_terms
+from rag_lsp.index.root_index import Index
 from rag_lsp.retrieval.answer import ContextRequest
 from rag_lsp.retrieval.query import parse_query
 from rag_lsp.retrieval.ranking.candidates import best_chunks, bm25_files, definitions, path_words, spelled_names

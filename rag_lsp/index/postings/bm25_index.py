@@ -198,8 +198,7 @@ class BM25Index:
         """Which of ``terms`` a document holds, read from its forward index (a reason that spells out a place's
         matching words used to tokenize its text again); ``KeyError`` for an id not indexed."""
         if doc_id in self.mutable:
-            held = set(self.mutable.terms_of(doc_id))
-            return {term for term in terms if term in held}
+            return self.mutable.shared_terms(doc_id, terms)
         row = self.segment.row_of(doc_id)
         if row < 0:
             raise KeyError(doc_id)
@@ -212,20 +211,19 @@ class BM25Index:
 
     # Slots: the segment's rows first, then the mutable part's slots (its slot 0 is a graveyard).
 
-    def _slot(self, doc_id: int) -> int:
-        if doc_id in self.mutable:
-            return len(self.segment.doc_ids) + self.mutable.slot(doc_id)
-        row = self.segment.row_of(doc_id)
-        if row < 0:
-            raise KeyError(doc_id)
-        return row
-
     def _slots(self, doc_ids: list[int]) -> np.ndarray:
         """The slots of many documents at once (one binary search over the segment for all of them), for
         questions that score every chunk of a hundred files; ``KeyError`` for an id not indexed."""
         slots = self.segment.rows_of(np.array(doc_ids, dtype=np.int64))
-        for position in np.flatnonzero(slots < 0).tolist():
-            slots[position] = self._slot(doc_ids[position])
+        elsewhere = np.flatnonzero(slots < 0)
+        if len(elsewhere):
+            # The rest are the mutable part's (all of them midway through a first refresh).
+            others = [doc_ids[position] for position in elsewhere.tolist()]
+            found = self.mutable.slots_of(others)
+            unknown = np.flatnonzero(found < 0)
+            if len(unknown):
+                raise KeyError(others[int(unknown[0])])
+            slots[elsewhere] = found + len(self.segment.doc_ids)
         return slots
 
     def _ids_at(self, slots: np.ndarray) -> np.ndarray:

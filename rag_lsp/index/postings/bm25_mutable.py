@@ -33,7 +33,7 @@ import gc
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from itertools import chain
+from itertools import chain, repeat
 from operator import attrgetter
 
 import numpy as np
@@ -266,14 +266,21 @@ class MutableBM25:
         """The number of tokens of every document."""
         return self._total_len
 
-    def terms_of(self, doc_id: int) -> tuple[str, ...]:
-        """A document's distinct terms; ``KeyError`` for an id not indexed."""
+    def shared_terms(self, doc_id: int, terms: Iterable[str]) -> set[str]:
+        """Which of ``terms`` a document holds; ``KeyError`` for an id not indexed."""
         slot = self._slot_of[doc_id]
-        return self._batches.terms_of(slot) if slot in self._batches else self._doc_terms[slot] or ()
+        if slot in self._batches:
+            return self._batches.shared_terms(slot, terms)
+        held = set(self._doc_terms[slot] or ())
+        return {term for term in terms if term in held}
 
     def slot(self, doc_id: int) -> int:
         """The slot of an indexed document; ``KeyError`` otherwise."""
         return self._slot_of[doc_id]
+
+    def slots_of(self, doc_ids: list[int]) -> np.ndarray:
+        """The slots of many documents, -1 for one not indexed."""
+        return np.fromiter(map(self._slot_of.get, doc_ids, repeat(-1)), dtype=_INT64_DTYPE, count=len(doc_ids))
 
     def df(self, term: str) -> int:
         """How many documents contain ``term``."""

@@ -1,0 +1,35 @@
+"""What a refresh does to one changed file, in a parse worker or in the main process: parse it and make its
+chunks' BM25 terms."""
+
+from __future__ import annotations
+
+from rag_lsp.index.cache import encode
+from rag_lsp.index.parsing.parse import parse_file
+from rag_lsp.index.terms import path_tokens, tokenize
+from rag_lsp.model import Chunk, ParsedFile
+
+
+def chunk_terms(chunk: Chunk, path_terms: list[str] | None = None) -> list[str]:
+    """The BM25 terms of a chunk: its text's tokens plus its path's (``path_terms``, when the caller has
+    tokenized the path already: a file's chunks share it)."""
+    return tokenize(chunk.content) + (path_terms if path_terms is not None else path_tokens(chunk.path))
+
+
+def analyse(path: str, text: str, blob: str) -> tuple[ParsedFile, list[list[str]]]:
+    """Parse one file (``blob`` is the blob id of its bytes on disk) and tokenize its chunks: the unit of work
+    of a refresh."""
+    parsed = parse_file(path, text, blob=blob)
+    path_terms = path_tokens(path)
+    return parsed, [chunk_terms(chunk, path_terms) for chunk in parsed.chunks]
+
+
+def analyse_encoded(path: str, text: str, blob: str) -> tuple[str, bytes]:
+    """``analyse`` in a worker process: the blob id and the cache's payload of the result.
+
+    The payload (plain lists and strings, ``cache.encode``) is what the main
+    process stores in the cache anyway; sent back instead of the objects, it
+    is pickled and unpickled as one string, and the main process only decodes
+    it (a cold index of Django sent 74 MB of pickled objects).
+    """
+    parsed, tokens = analyse(path, text, blob)
+    return parsed.blob_id, encode(parsed, tokens)
