@@ -179,3 +179,37 @@ def test_chunks_asked_together_are_the_chunks_asked_one_by_one(ledger_root):
     again = warm()
     for path, entry in again.files.items():
         assert again.chunks_of(path) == [(i, alone.chunks[i]) for i in entry.chunk_ids]
+
+
+def test_a_save_after_edits_copies_the_stored_chunks_around_the_edited_ones(tmp_path):
+    # A save copies the chunks still stored in runs of consecutive rows and writes those held as objects one
+    # by one: an edited file in the middle (one chunk changed, one kept with its id but moved down a line), a
+    # removed file and a new one break the runs. Served from the new snapshot, and loaded from it again, the
+    # index equals a fresh one.
+    files = {f"pkg/mod_{i:02}.py": f"import os\n\n\ndef first_{i}(x):\n    return os.path.join(x)\n\n\n"
+                                   f"def second_{i}(y):\n    return first_{i}(y) + {i}\n" for i in range(12)}
+    root = write_tree(tmp_path / "edits", files)
+    Index(root).refresh()
+    index = Index(root)
+    index.refresh()
+    assert not index.chunks.live
+    changes = {"pkg/mod_05.py": "\n" + files["pkg/mod_05.py"].replace("(y) + 5", "(y) - 5"),
+               "pkg/new.py": "def brand_new():\n    return 1\n"}
+    for path, text in changes.items():
+        (root / path).write_text(text)
+        index.set_file(path, text)
+    (root / "pkg/mod_07.py").unlink()
+    index.remove_file("pkg/mod_07.py")
+    assert index.chunks.live
+    index.save()
+    assert not index.chunks.live
+    expected = uses(fresh(root))
+    assert snapshot(index) == snapshot(fresh(root)) and uses(index) == expected
+    warm = Index(root)
+    warm.refresh()
+    assert snapshot(warm) == snapshot(fresh(root)) and uses(warm) == expected
+
+
+def uses(index: Index) -> dict:
+    """Each file's references and imports, read through the index's maps."""
+    return {path: (index.references.get(path), index.imports.get(path)) for path in sorted(index.files)}

@@ -41,6 +41,11 @@ class StoredImports:
         """The paths that have imports, in the snapshot's order."""
         return iter(self._bounds)
 
+    def record(self, path: str) -> memoryview | bytes:
+        """A file's record as stored (empty for a file without imports): what the next snapshot copies."""
+        start, end = self._bounds.get(path, (0, 0))
+        return self._records[start:end]
+
     def of(self, path: str) -> list[Import]:
         """A file's imports, in file order (made anew on each call); none for a record the snapshot's checks
         could not see was damaged (a question must not fail on it)."""

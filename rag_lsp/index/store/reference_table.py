@@ -50,6 +50,11 @@ class StoredReferences:
     def __len__(self) -> int:
         return len(self._names)
 
+    def columns(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, Sequence[str]]:
+        """Every row's file (a number into ``paths``), name, line and kind (numbers into the strings), and the
+        strings: what the next snapshot copies in bulk."""
+        return self._files, self._names, self._lines, self._kinds, self._strings
+
     def holds(self, path: str) -> bool:
         """Whether the snapshot has references of ``path``."""
         return path in self._bounds
