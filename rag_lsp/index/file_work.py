@@ -3,10 +3,16 @@ chunks' BM25 terms."""
 
 from __future__ import annotations
 
+import os
+from typing import TYPE_CHECKING
+
 from rag_lsp.index.cache import encode
 from rag_lsp.index.parsing.parse import parse_file
 from rag_lsp.index.terms import path_tokens, tokenize
 from rag_lsp.model import Chunk, ParsedFile
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
 
 
 def chunk_terms(chunk: Chunk, path_terms: list[str] | None = None) -> list[str]:
@@ -33,3 +39,25 @@ def analyse_encoded(path: str, text: str, blob: str) -> tuple[str, bytes]:
     """
     parsed, tokens = analyse(path, text, blob)
     return parsed.blob_id, encode(parsed, tokens)
+
+
+def start_workers() -> ProcessPoolExecutor | None:
+    """Parse workers, one per core (up to 8), each started now and importing what it needs; None on one core."""
+    workers = min(os.cpu_count() or 1, 8)
+    if workers < 2:
+        return None
+    # Imported here: a warm start parses nothing, and the two modules cost it some 40 ms to import.
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    # A fork server, because forking a process that runs threads (the language server's) can copy a held lock
+    # into the child.
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("forkserver"))
+    # Workers start when work is submitted: one task each, which finds the others busy and starts the next.
+    for _ in range(workers):
+        pool.submit(_ready)
+    return pool
+
+
+def _ready() -> None:
+    """Nothing: a parse worker that runs it has started and imported this module and the parser."""

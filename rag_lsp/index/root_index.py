@@ -17,7 +17,6 @@ snapshot is an anonymous temporary file, so both cases run the same code.
 from __future__ import annotations
 
 import itertools
-import os
 import threading
 import time
 from collections import Counter
@@ -33,7 +32,7 @@ from rag_lsp.gc_pause import paused_gc
 from rag_lsp.heap import release_free_memory
 from rag_lsp.index.admission import CONTENT_REASONS, DEFAULT_ADMISSION, Admission
 from rag_lsp.index.cache import CachedFile, IndexCache, cache_path_for, decode, fingerprint
-from rag_lsp.index.file_work import analyse, analyse_encoded, chunk_terms
+from rag_lsp.index.file_work import analyse, analyse_encoded, chunk_terms, start_workers
 from rag_lsp.index.parsing.incremental import NodeCache
 from rag_lsp.index.parsing.parse import blob_id, parse_file
 from rag_lsp.index.parsing.window_parse import Window
@@ -215,15 +214,24 @@ class Index:
             with paused_gc(keep=not self.files):
                 from_snapshot = self._load_snapshot() if not self.files else set()
                 candidates, stats.truncated = self._within_budget(list(walk([self.root], walk_stats, self.admission)))
-            with paused_gc():
-                return self._refresh_walked(candidates, from_snapshot, started, stats, walk_stats, progress, skip)
+            # A first index of many files (no snapshot) will parse most of them: the workers start, and import
+            # what they need, while the files are read (0.3 s of Django's cold index, when nothing else ran).
+            pool = start_workers() if not self.files and len(candidates) >= POOL_THRESHOLD else None
+            try:
+                with paused_gc():
+                    return self._refresh_walked(candidates, from_snapshot, started, stats, walk_stats, progress,
+                                                skip, pool)
+            finally:
+                if pool:
+                    pool.shutdown(cancel_futures=True)
         finally:
             self.refreshing = False
 
     def _refresh_walked(self, candidates: list[WalkedFile], from_snapshot: set[str], started: float,
                         stats: IndexStats, walk_stats: WalkStats, progress: Progress | None,
-                        skip: Callable[[str], bool] | None) -> IndexStats:
-        """``refresh`` after the walk: reuse, parse and install the candidates, drop what vanished, save."""
+                        skip: Callable[[str], bool] | None, pool: ProcessPoolExecutor | None) -> IndexStats:
+        """``refresh`` after the walk: reuse, parse and install the candidates, drop what vanished, save.
+        ``pool`` is the parse workers started already, if any."""
         cached = _Stamps(self.cache)
         deadline = started + self.budget.seconds if self.budget.seconds else None
         seen: set[str] = set()
@@ -249,7 +257,7 @@ class Index:
             if progress:
                 progress(done, len(candidates))
         wanted = len(to_parse)
-        stats.parsed = self._parse_all(to_parse, done, len(candidates), progress, deadline)
+        stats.parsed = self._parse_all(to_parse, done, len(candidates), progress, deadline, pool)
         if stats.parsed < wanted:
             stats.truncated = "seconds"
         with self.lock:
@@ -346,23 +354,16 @@ class Index:
         return "parse", (walked.path, loaded.text, blob, walked.size, walked.mtime_ns)
 
     def _parse_all(self, work: list[_Work], done: int, total: int, progress: Progress | None,
-                   deadline: float | None = None) -> int:
-        """Parse changed files (in worker processes when there are many) and install them in batches, until
-        the deadline; returns how many were installed. ``work`` is emptied: once the workers have the files,
-        each text is held only until its file is parsed (Django's texts are 46 MB), not through the last save."""
+                   deadline: float | None = None, started: ProcessPoolExecutor | None = None) -> int:
+        """Parse changed files (in worker processes when there are many: those ``started`` already, else new
+        ones) and install them in batches, until the deadline; returns how many were installed. ``work`` is
+        emptied: once the workers have the files, each text is held only until its file is parsed (Django's
+        texts are 46 MB), not through the last save."""
         if not work:
             return 0
         stamps = [(path, size, mtime) for path, _, _, size, mtime in work]
-        workers = min(os.cpu_count() or 1, 8)
-        pool: ProcessPoolExecutor | None = None
-        if len(work) >= POOL_THRESHOLD and workers > 1:
-            # Imported here: a warm start parses nothing, and the two modules cost it some 40 ms to import.
-            import multiprocessing
-            from concurrent.futures import ProcessPoolExecutor
-
-            # A fork server, because forking a process that runs threads (the
-            # language server's) can copy a held lock into the child.
-            pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("forkserver"))
+        many = len(work) >= POOL_THRESHOLD
+        pool = (started or start_workers()) if many else None
         try:
             if pool:
                 # Every file is handed to the pool at once, which holds its text until a worker has parsed it.
@@ -387,7 +388,7 @@ class Index:
                 self._install_batch(batch, done, total, progress)
                 installed += len(batch)
         finally:
-            if pool:
+            if pool and pool is not started:
                 pool.shutdown(cancel_futures=True)
         return installed
 
