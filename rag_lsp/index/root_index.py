@@ -356,7 +356,8 @@ class Index:
     def _parse_all(self, work: list[_Work], done: int, total: int, progress: Progress | None,
                    deadline: float | None = None, started: ProcessPoolExecutor | None = None) -> int:
         """Parse changed files (in worker processes when there are many: those ``started`` already, else new
-        ones) and install them in batches, until the deadline; returns how many were installed. ``work`` is
+        ones, shut down when done) and install them in batches, until the deadline; returns how many were
+        installed. ``work`` is
         emptied: once the workers have the files, each text is held only until its file is parsed (Django's
         texts are 46 MB), not through the last save."""
         if not work:
@@ -388,7 +389,8 @@ class Index:
                 self._install_batch(batch, done, total, progress)
                 installed += len(batch)
         finally:
-            if pool and pool is not started:
+            # Before the save that follows: the workers hold some 65 MB each, and the save's merge is the peak.
+            if pool:
                 pool.shutdown(cancel_futures=True)
         return installed
 
