@@ -689,8 +689,9 @@ def test_damaged_segment_arrays_are_refused(damage) -> None:
         FrozenSegment.from_arrays(terms, arrays)
 
 
-def test_the_mutable_part_exports_its_postings_with_tombstones_at_the_graveyard() -> None:
-    # Documents added in bulk and one by one, some of each removed: every live posting is exported once.
+def test_the_mutable_part_hands_its_postings_over_with_tombstones_at_the_graveyard() -> None:
+    # Documents added in bulk and one by one, some of each removed: every live posting is handed over once,
+    # and the bulk part keeps none (compact replaces the mutable part after it).
     mutable = MutableBM25()
     mutable.add_many(HAND_CORPUS.items())
     extra = {6: ["ledger", "audit", "audit"], 7: ["limiter"]}
@@ -698,7 +699,8 @@ def test_the_mutable_part_exports_its_postings_with_tombstones_at_the_graveyard(
         mutable.add(doc_id, tokens)
     for doc_id in (2, 4, 7):
         mutable.remove(doc_id)
-    terms, term_of, slots, tfs = mutable.export()
+    terms, term_of, slots, tfs = mutable.take_postings()
+    assert not mutable._batches and mutable._batches.raw("ledger") == ([], [])
     assert len(set(terms)) == len(terms)
     slot_ids, ids, _ = mutable.documents()
     id_of_slot = dict(zip(slot_ids.tolist(), ids.tolist()))

@@ -315,14 +315,18 @@ class MutableBM25:
         return (np.frombuffer(self._doc_id_at, dtype=_INT64_DTYPE),
                 np.frombuffer(self._doc_len, dtype=_INT64_DTYPE))
 
-    def export(self) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
+    def take_postings(self) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
         """Every posting, tombstones (slot 0) included: the terms, and each posting's term (its position in
         them), slot and frequency, in 32-bit columns. Terms no live document holds may be listed.
 
-        Each term's arrays are joined as bytes in one C-level pass: a Python
-        loop making numpy arrays per term cost more than the merge itself.
+        For ``BM25Index.compact``, which folds them into a segment and replaces this structure: the bulk
+        part's columns are handed over, not copied, and this structure keeps none (a cold index's last merge
+        is its memory's peak). Each term's arrays of the documents added one by one are joined as bytes in
+        one C-level pass: a Python loop making numpy arrays per term cost more than the merge itself.
         """
-        terms, numbering, term_of, slots, tfs = self._batches.export()
+        terms, numbering, term_of, slots, tfs = self._batches.take()
+        if not self._postings:
+            return terms, term_of, slots, tfs
         terms = list(terms)
         postings = list(self._postings.values())
         numbers = []

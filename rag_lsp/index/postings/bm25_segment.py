@@ -130,7 +130,7 @@ class FrozenSegment:
         64-bit and kept to the end).
         """
         doc_ids, doc_len, row_of_old, row_of_slot = _rows(segment, mutable)
-        new_terms, new_term, slots, new_tfs = mutable.export()
+        new_terms, new_term, slots, new_tfs = mutable.take_postings()
         terms, old_number, new_number = _vocabulary(segment.terms, new_terms)
         # Each live posting as (term number, row, frequency): the segment's, then the mutable part's.
         term_of = np.repeat(old_number, np.diff(segment.term_ptr))
@@ -139,14 +139,23 @@ class FrozenSegment:
         if segment.live < len(segment.alive):
             kept = row_of >= 0
             term_of, row_of, tfs = term_of[kept], row_of[kept], tfs[kept]
-        new_term_of = new_number[new_term]
         new_row_of = row_of_slot[slots]
+        del slots
+        new_term_of = new_number[new_term]
+        del new_term
         # Tombstones point at the graveyard slot, which no row has.
         kept = new_row_of >= 0
-        postings = [np.concatenate([term_of, new_term_of[kept]]), np.concatenate([row_of, new_row_of[kept]]),
-                    np.concatenate([tfs, new_tfs[kept]])]
-        del term_of, row_of, tfs, new_term, new_term_of, new_row_of, kept, slots, new_tfs
+        if not kept.all():
+            new_term_of, new_row_of, new_tfs = new_term_of[kept], new_row_of[kept], new_tfs[kept]
+        del kept
+        postings = [_joined(term_of, new_term_of), _joined(row_of, new_row_of), _joined(tfs, new_tfs)]
+        del term_of, row_of, tfs, new_term_of, new_row_of, new_tfs
         return cls(*_build(terms, postings, doc_ids, doc_len))
+
+
+def _joined(before: np.ndarray, after: np.ndarray) -> np.ndarray:
+    """``before`` then ``after``, without a copy when one of them is empty (a first index's merge)."""
+    return after if not len(before) else before if not len(after) else np.concatenate([before, after])
 
 
 def _rows(segment: FrozenSegment, mutable: MutableBM25) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
