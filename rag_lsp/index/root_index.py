@@ -59,8 +59,8 @@ if TYPE_CHECKING:
 POOL_THRESHOLD = 64
 # Files handled per batch: the unit of locking, progress reports and cache writes.
 REFRESH_BATCH = 128
-# During a refresh, chunks held as objects are moved into a new snapshot once there are this many, and as
-# many as the snapshot holds already: memory stays bounded and the rewriting amortised.
+# During a refresh, chunks held as objects are moved into a spill file once there are this many, and as
+# many as the file holds already: memory stays bounded and the rewriting amortised.
 REBASE_CHUNKS = 16384
 # Changes the journal remembers (``Index.changed_since``); past them (a refresh) their readers compare every file.
 JOURNAL_CHANGES = 1024
@@ -215,7 +215,7 @@ class Index:
                 from_snapshot = self._load_snapshot() if not self.files else set()
                 candidates, stats.truncated = self._within_budget(list(walk([self.root], walk_stats, self.admission)))
             # A first index of many files (no snapshot) will parse most of them: the workers start, and import
-            # what they need, while the files are read (0.3 s of Django's cold index, when nothing else ran).
+            # what they need, while the files are read (about 0.2 s of Django's cold index).
             pool = start_workers() if not self.files and len(candidates) >= POOL_THRESHOLD else None
             try:
                 with paused_gc():
@@ -357,9 +357,8 @@ class Index:
                    deadline: float | None = None, started: ProcessPoolExecutor | None = None) -> int:
         """Parse changed files (in worker processes when there are many: those ``started`` already, else new
         ones, shut down when done) and install them in batches, until the deadline; returns how many were
-        installed. ``work`` is
-        emptied: once the workers have the files, each text is held only until its file is parsed (Django's
-        texts are 46 MB), not through the last save."""
+        installed. ``work`` is emptied: once the workers have the files, each text is held only until its file
+        is parsed (Django's texts are 46 MB), not through the last save."""
         if not work:
             return 0
         stamps = [(path, size, mtime) for path, _, _, size, mtime in work]

@@ -38,7 +38,9 @@ from operator import attrgetter
 
 import numpy as np
 
-from rag_lsp.index.postings.bm25_batches import GRAVEYARD, Batches
+# The slot that tombstones point at: no document ever occupies it, so whatever a query adds there is discarded.
+from rag_lsp.index.postings.bm25_batches import GRAVEYARD as _GRAVEYARD
+from rag_lsp.index.postings.bm25_batches import Batches
 
 # Typecodes of the arrays that numpy reads in place, and the matching dtypes.
 # Slots are 64-bit and frequencies are floats although smaller types would
@@ -49,16 +51,12 @@ _INT64 = "q"
 _FLOAT64 = "d"
 _INT64_DTYPE = np.longlong
 
-# The slot that tombstones point at. No document ever occupies it, so whatever
-# a query adds there is discarded.
-_GRAVEYARD = GRAVEYARD
-
 # add_many numbers and sorts the tokens of batches of whole documents holding
 # about this many tokens, which bounds its working memory (some 12 bytes per
 # token of a batch) whatever the size of the call.
 _BATCH_TOKENS = 1 << 22
 
-# ``export`` joins each term's arrays with these.
+# ``take_postings`` joins each term's arrays with these.
 _SLOTS = attrgetter("slots")
 _TFS = attrgetter("tfs")
 

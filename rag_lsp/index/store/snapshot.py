@@ -19,7 +19,10 @@ stored here in the form it is used in, so that loading is reading arrays:
 - the walked files that were rejected for their content (binary, not UTF-8,
   minified) with their size and mtime, so a warm start need not read them.
 
-Strings that repeat (names, kinds, languages) are stored once in a string
+A refresh also writes *spills* midway (``spill``): the files, chunks,
+references and imports alone, to an anonymous file the index then serves them
+from, never loaded. Both copy what is still stored from the previous file in
+bulk. Strings that repeat (names, kinds, languages) are stored once in a string
 table. ``load`` checks what it reads (sizes, ranges, ascending ids) and raises
 ``SnapshotError`` rather than handing back an index that could fail later.
 """
