@@ -60,8 +60,10 @@ POOL_THRESHOLD = 64
 # Files handled per batch: the unit of locking, progress reports and cache writes.
 REFRESH_BATCH = 128
 # During a refresh, chunks held as objects are moved into a spill file once there are this many, and as
-# many as the file holds already: memory stays bounded and the rewriting amortised.
+# many as the file holds already (the rewriting amortised) or SPILL_CHUNKS (memory bounded: at 100,000 files
+# half of a million chunks would otherwise be held as objects before the last save).
 REBASE_CHUNKS = 16384
+SPILL_CHUNKS = 131072
 # Changes the journal remembers (``Index.changed_since``); past them (a refresh) their readers compare every file.
 JOURNAL_CHANGES = 1024
 
@@ -626,7 +628,7 @@ class Index:
         for a file no warm start would load before the refresh's own last save.
         """
         live = len(self.chunks.live)
-        if live >= REBASE_CHUNKS and live * 2 >= len(self.chunks):
+        if live >= REBASE_CHUNKS and (live * 2 >= len(self.chunks) or live >= SPILL_CHUNKS):
             with self.lock:
                 opened = self._write(lambda writer: snapshot.spill(self, writer), None, "index spill", snapshot.reopen)
                 if opened is not None:

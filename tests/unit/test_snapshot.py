@@ -181,6 +181,24 @@ def test_chunks_asked_together_are_the_chunks_asked_one_by_one(ledger_root):
         assert again.chunks_of(path) == [(i, alone.chunks[i]) for i in entry.chunk_ids]
 
 
+def test_past_a_size_a_refresh_spills_at_that_size_not_at_doubling_ones(tmp_path, monkeypatch):
+    # Spills come at doubling sizes (rewriting amortised) until SPILL_CHUNKS, then each time that many chunks
+    # are held as objects (memory bounded); the index is the same either way.
+    for name, value in (("REBASE_CHUNKS", 20), ("SPILL_CHUNKS", 40), ("REFRESH_BATCH", 16)):
+        monkeypatch.setattr(f"rag_lsp.index.root_index.{name}", value)
+    held = []
+    spill = snapshot_module.spill
+    monkeypatch.setattr(snapshot_module, "spill", lambda index, writer: held.append(len(index.chunks.live))
+                        or spill(index, writer))
+    files = {f"pkg/mod_{i:03}.py": f"def function_{i}(x):\n    return x + {i}\n" for i in range(150)}
+    root = write_tree(tmp_path / "many", files)
+    index = Index(root)
+    index.refresh()
+    # Doubling: 32 of 32, 32 of 64; then at most 40 (and the batch that reached it).
+    assert held == [32, 32, 48] and len(index.chunks) == 150
+    assert snapshot(index) == snapshot(fresh(root))
+
+
 def test_a_save_after_edits_copies_the_stored_chunks_around_the_edited_ones(tmp_path):
     # A save copies the chunks still stored in runs of consecutive rows and writes those held as objects one
     # by one: an edited file in the middle (one chunk changed, one kept with its id but moved down a line), a
