@@ -199,6 +199,10 @@ class Batches:
         held = np.flatnonzero(self._df)
         return dict(zip([self._terms[number] for number in held.tolist()], self._df[held].tolist()))
 
+    def document_frequencies(self) -> np.ndarray:
+        """How many documents hold each term some document here holds (the terms unnamed)."""
+        return self._df[self._df > 0]
+
     def take(self) -> tuple[list[str], dict[str, int], np.ndarray, np.ndarray, np.ndarray]:
         """Hand every posting over as columns and keep none: the vocabulary (a term's number is its position)
         and its numbering, then each posting's term number, slot (tombstones at the graveyard) and frequency.

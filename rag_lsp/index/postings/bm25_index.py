@@ -343,19 +343,27 @@ class BM25Index:
     def _vocabulary_average_idf(self, count: int) -> float:
         """The mean idf over the vocabulary, from a histogram "document frequency → number of terms"."""
         if self._average_idf is None:
-            frequencies = self.segment.live_df
-            terms, more = self.mutable.frequencies()
-            if terms:
-                numbers = np.fromiter(map(self.segment.number, terms), dtype=np.int64,
-                                      count=len(terms))
-                shared = numbers >= 0
-                before = np.zeros(len(terms), dtype=np.int64)
-                before[shared] = frequencies[numbers[shared]]
-                # Each term of the mutable part moves from its segment frequency to the sum of both.
-                frequencies = np.concatenate([np.delete(frequencies, numbers[shared]), before + more])
+            if self.segment.live:
+                frequencies = self._merged_frequencies()
+            else:
+                # Midway through a first index everything is in the mutable part: no term to match in the segment.
+                frequencies = self.mutable.document_frequencies()
             histogram = np.bincount(frequencies) if len(frequencies) else np.zeros(1, dtype=np.int64)
             dfs = np.flatnonzero(histogram[1:]) + 1
             idfs = np.log(count - dfs + 0.5) - np.log(dfs + 0.5)
             vocabulary = int(histogram[1:].sum())
             self._average_idf = float(np.dot(histogram[dfs], idfs)) / vocabulary if vocabulary else 0.0
         return self._average_idf
+
+    def _merged_frequencies(self) -> np.ndarray:
+        """Each term's document frequency over both parts (a term of both counted once, with their sum)."""
+        frequencies = self.segment.live_df
+        terms, more = self.mutable.frequencies()
+        if terms:
+            numbers = np.fromiter(map(self.segment.number, terms), dtype=np.int64, count=len(terms))
+            shared = numbers >= 0
+            before = np.zeros(len(terms), dtype=np.int64)
+            before[shared] = frequencies[numbers[shared]]
+            # Each term of the mutable part moves from its segment frequency to the sum of both.
+            frequencies = np.concatenate([np.delete(frequencies, numbers[shared]), before + more])
+        return frequencies

@@ -292,6 +292,11 @@ class MutableBM25:
             counts[term] = counts.get(term, 0) + postings.df()
         return list(counts), np.fromiter(counts.values(), dtype=np.int64, count=len(counts))
 
+    def document_frequencies(self) -> np.ndarray:
+        """``frequencies`` without the terms: for the vocabulary's average idf, asked by every question midway
+        through a refresh, when naming each of its 150,000 terms cost tens of milliseconds."""
+        return self._batches.document_frequencies() if not self._postings else self.frequencies()[1]
+
     def raw(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
         """A term's postings as slots and frequencies, tombstones (slot 0) included; None if no document has it.
 
