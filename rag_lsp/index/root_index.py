@@ -60,10 +60,10 @@ POOL_THRESHOLD = 64
 # Files handled per batch: the unit of locking, progress reports and cache writes.
 REFRESH_BATCH = 128
 # During a refresh, chunks held as objects are moved into a spill file once there are this many, and as
-# many as the file holds already (the rewriting amortised) or SPILL_CHUNKS (memory bounded: at 100,000 files
+# many as the file holds already (the rewriting amortised) or SPILL_MAX_CHUNKS (memory bounded: at 100,000 files
 # half of a million chunks would otherwise be held as objects before the last save).
-REBASE_CHUNKS = 16384
-SPILL_CHUNKS = 131072
+SPILL_MIN_CHUNKS = 16384
+SPILL_MAX_CHUNKS = 131072
 # Changes the journal remembers (``Index.changed_since``); past them (a refresh) their readers compare every file.
 JOURNAL_CHANGES = 1024
 
@@ -255,7 +255,7 @@ class Index:
                         continue
                     stats.reused += outcome == "reused" or (outcome == "current" and walked.path in from_snapshot)
                     done += 1
-            self._rebase_if_large()
+            self._spill_if_large()
             if progress:
                 progress(done, len(candidates))
         wanted = len(to_parse)
@@ -415,7 +415,7 @@ class Index:
             for entry in batch:
                 self._install(entry.parsed, entry.tokens, entry.size, entry.mtime_ns)
         self._store(batch)
-        self._rebase_if_large()
+        self._spill_if_large()
         done += len(batch)
         if progress:
             progress(done, total)
@@ -619,7 +619,7 @@ class Index:
         self.references = ReferenceMap(references)
         self.imports = ImportMap(imports)
 
-    def _rebase_if_large(self) -> None:
+    def _spill_if_large(self) -> None:
         """Mid-refresh: move the chunks, references and imports held as objects into a file once they are many.
 
         The file is a spill (``snapshot.spill``), not the cache's snapshot: a
@@ -628,7 +628,7 @@ class Index:
         for a file no warm start would load before the refresh's own last save.
         """
         live = len(self.chunks.live)
-        if live >= REBASE_CHUNKS and (live * 2 >= len(self.chunks) or live >= SPILL_CHUNKS):
+        if live >= SPILL_MIN_CHUNKS and (live * 2 >= len(self.chunks) or live >= SPILL_MAX_CHUNKS):
             with self.lock:
                 opened = self._write(lambda writer: snapshot.spill(self, writer), None, "index spill", snapshot.reopen)
                 if opened is not None:

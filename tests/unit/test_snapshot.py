@@ -127,7 +127,7 @@ def test_a_reader_keeps_its_snapshot_while_another_process_replaces_it(tmp_path)
 def test_many_files_are_moved_into_spills_while_indexing(tmp_path, monkeypatch):
     # Midway the chunks held as objects go to spill files (no BM25 merge, no definitions); only the refresh's
     # last save writes the cache's snapshot, which a warm start then loads whole.
-    monkeypatch.setattr("rag_lsp.index.root_index.REBASE_CHUNKS", 20)
+    monkeypatch.setattr("rag_lsp.index.root_index.SPILL_MIN_CHUNKS", 20)
     written = []
 
     def counted(kind):
@@ -182,9 +182,9 @@ def test_chunks_asked_together_are_the_chunks_asked_one_by_one(ledger_root):
 
 
 def test_past_a_size_a_refresh_spills_at_that_size_not_at_doubling_ones(tmp_path, monkeypatch):
-    # Spills come at doubling sizes (rewriting amortised) until SPILL_CHUNKS, then each time that many chunks
+    # Spills come at doubling sizes (rewriting amortised) until SPILL_MAX_CHUNKS, then each time that many chunks
     # are held as objects (memory bounded); the index is the same either way.
-    for name, value in (("REBASE_CHUNKS", 20), ("SPILL_CHUNKS", 40), ("REFRESH_BATCH", 16)):
+    for name, value in (("SPILL_MIN_CHUNKS", 20), ("SPILL_MAX_CHUNKS", 40), ("REFRESH_BATCH", 16)):
         monkeypatch.setattr(f"rag_lsp.index.root_index.{name}", value)
     held = []
     spill = snapshot_module.spill
