@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache, lru_cache
 from importlib import resources
 from typing import Literal
@@ -50,7 +50,7 @@ class LanguageSpec:
     # Languages whose code uses each other's definitions share a family (JavaScript and TypeScript).
     family: str = ""
     # What may begin or end a token running over several lines (``languages.toml``).
-    delimiters: re.Pattern[bytes] = field(default_factory=lambda: DEFAULT_DELIMITERS)
+    delimiters: re.Pattern[bytes] = DEFAULT_DELIMITERS
 
     @property
     def has_grammar(self) -> bool:

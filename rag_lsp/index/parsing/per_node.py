@@ -140,6 +140,7 @@ def _chunks(ctx: ChunkContext, per_node: list[tuple[Top, NodeFound]], parsed_nod
     changed lines (a window's; ``window_parse.py``): the others' lines are compared with nothing."""
     covered: list[tuple[int, int]] = []
     made: list[Chunk] = []
+    path, language, blob = ctx.path, ctx.language, ctx.blob_id
     for position, (node, found) in enumerate(per_node):
         built = found.built
         assert built is not None
@@ -160,7 +161,6 @@ def _chunks(ctx: ChunkContext, per_node: list[tuple[Top, NodeFound]], parsed_nod
             continue
         assert kept is not None
         base = ctx.lines.starts[first - 1]
-        path, language, blob = ctx.path, ctx.language, ctx.blob_id
         made.extend([_new(Chunk, (path, first + start, first + end, base + start_byte, base + end_byte, symbol,
                                   qualname, kind, language, blob, content))
                      for start, end, start_byte, end_byte, symbol, qualname, kind, content in kept.pieces])
