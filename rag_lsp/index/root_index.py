@@ -34,6 +34,7 @@ from rag_lsp.index.admission import CONTENT_REASONS, DEFAULT_ADMISSION, Admissio
 from rag_lsp.index.cache import CachedFile, IndexCache, cache_path_for, decode, fingerprint
 from rag_lsp.index.file_work import analyse, analyse_encoded, chunk_terms, start_workers
 from rag_lsp.index.parsing.incremental import NodeCache
+from rag_lsp.index.parsing.narrowing import Reparsed
 from rag_lsp.index.parsing.parse import blob_id, parse_file
 from rag_lsp.index.parsing.window_parse import Window
 from rag_lsp.index.postings.bm25_index import BM25Index
@@ -450,12 +451,13 @@ class Index:
 
     # One file at a time (the language server's path).
 
-    def set_file(self, path: str, text: str, data: bytes | None = None, tree: Tree | Window | None = None,
-                 reuse: NodeCache | None = None) -> ParsedFile:
+    def set_file(self, path: str, text: str, data: bytes | None = None,
+                 tree: Tree | Window | Reparsed | None = None, reuse: NodeCache | None = None) -> ParsedFile:
         """Index one file's current text (an editor buffer or a changed file), replacing the old.
 
         ``tree`` is a tree-sitter tree of ``text`` that the caller parsed
-        incrementally, or a window of it (``parsing/window_parse.py``); without
+        incrementally (with what changed since its last tree, ``parsing/narrowing.py``),
+        or a window of it (``parsing/window_parse.py``); without
         it the file is parsed from scratch. ``reuse`` is the buffer's record of
         what each top-level node yielded last time.
         """

@@ -19,6 +19,7 @@ from tree_sitter import Tree
 
 from rag_lsp import languages
 from rag_lsp.index.parsing.incremental import Changed, NodeCache, point_after
+from rag_lsp.index.parsing.narrowing import Reparsed
 from rag_lsp.index.parsing.parse import parse_tree
 from rag_lsp.index.parsing.window_parse import Window, parse_window
 
@@ -162,11 +163,11 @@ class OpenDocument:
         """Forget the syntax tree (a buffer no longer indexed, or replaced whole): the next parse is a full one."""
         self.tree, self.changed = None, None
 
-    def reparse(self) -> Tree | Window | None:
+    def reparse(self) -> Tree | Window | Reparsed | None:
         """Re-parse after edits: only a window around them when the last parse's nodes allow it
         (``index/parsing/window_parse.py``), else the whole text, reusing the edited old tree (from scratch when
-        there is none). After a window ``tree`` is the old tree with the edits applied, re-parsed when a
-        window no longer serves."""
+        there is none), with where the two trees differ (``index/parsing/narrowing.py``). After a window
+        ``tree`` is the old tree with the edits applied, re-parsed when a window no longer serves."""
         self.parsed = True
         changed, self.changed = self.changed, None
         source = self.text.encode("utf-8")
@@ -177,7 +178,10 @@ class OpenDocument:
             window = parse_window(self.path, self.language, source, self.nodes, changed, self.quiet)
             if window is not None:
                 return window
-        self.tree = parse_tree(self.language, source, self.tree)
+        previous = self.tree
+        self.tree = parse_tree(self.language, source, previous)
+        if previous is not None and changed is not None and self.tree is not None:
+            return Reparsed.of(previous, self.tree)
         return self.tree
 
 

@@ -37,14 +37,15 @@ over random edits of real files in several languages).
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
-from tree_sitter import Node
+from tree_sitter import Node, Tree
 
 from rag_lsp import languages
+from rag_lsp.index.parsing.narrowing import MAX_RUN_SHARE, Reparsed, changed_span, merge, run_around
 from rag_lsp.index.parsing.nesting import FoundDefinition
 
 if TYPE_CHECKING:
@@ -87,6 +88,10 @@ class NodeFound:
     imports: list[tuple[int, str, int, set[str], set[tuple[str, str]]]]
     built: Built | None = None
 
+
+# What a top-level node's finds depend on (``_key``): its type, its text with the comments above it, where the
+# node begins in that text, and the next node's type.
+Key = tuple[str, bytes, int, str]
 
 # Byte ranges queried apart at most; more dirty stretches than this are queried in one run over the tree.
 MAX_RANGES = 8
@@ -185,7 +190,7 @@ class NodeCache:
         # no longer parses as a program) invalidates every find.
         self.root_type = ""
         self._tops: list[Top] = []
-        self._keys: list[tuple[str, bytes, str]] = []
+        self._keys: list[Key] = []
         self._results: list[NodeFound] = []
         # The positions of the last parse's top-level nodes holding a syntax error, as a span (first, stop), or
         # None: a window must cover them all (``window_parse.py``).
@@ -194,10 +199,18 @@ class NodeCache:
         self.clean = False
         # Counts the parses extracted: a window planned on one parse's nodes fits no other.
         self.generation = 0
-        # How many top-level nodes the last parse reused and queried, and whether it parsed a window: for tests
-        # and benchmarks.
-        self.reused = self.queried = 0
+        # How many top-level nodes the last parse reused and queried (of those, queried only around the edit), and
+        # whether it parsed a window: for tests and benchmarks.
+        self.reused = self.queried = self.narrowed = 0
         self.windowed = False
+        # The byte ranges the last parse queried (its changed nodes, or their runs): outside them the text is
+        # that of an earlier parse (``parse.py`` looks there for secrets).
+        self.queried_ranges: list[tuple[int, int]] = []
+        # The last whole tree parsed, and for each node whether its finds came from that tree rather than from a
+        # window's since: such a node, changed in a tree re-parsed from that one, can be queried only around its
+        # edits (``narrowing.py``).
+        self._tree: Tree | None = None
+        self._of_tree: list[bool] = []
         # The positions of the nodes the last parse made (a window's, or all): only their lines can have changed.
         self.parsed = range(0)
 
@@ -208,6 +221,7 @@ class NodeCache:
 
     def clear(self) -> None:
         self._tops, self._keys, self._results = [], [], []
+        self._tree, self._of_tree = None, []
         self.clean = False
         self.generation += 1
 
@@ -216,10 +230,13 @@ class NodeCache:
         return self._tops
 
     def extract(self, path: str, language: str, root: Node, source: bytes, extract: Extract,
-                window: Window | None = None) -> list[tuple[Top, NodeFound]]:
+                window: Window | None = None, tree: Tree | Reparsed | None = None) -> list[tuple[Top, NodeFound]]:
         """What a full query run over the file would find, per top-level node, querying only the nodes not seen
         before (and those holding a syntax error). ``root`` is the tree's root, or the root of ``window``'s
-        parse, which replaces the nodes it was planned over (``window_parse.py``) and keeps the others in place."""
+        parse, which replaces the nodes it was planned over (``window_parse.py``) and keeps the others in place.
+        ``tree`` is the whole tree ``root`` belongs to; when it was re-parsed from the tree of this cache's last
+        parse (``Reparsed``), a changed node that was there before is queried only around the edit
+        (``narrowing.py``)."""
         if (path, language, root.type) != (self.path, self.language, self.root_type):
             self.path, self.language, self.root_type = path, language, root.type
             self.clear()
@@ -236,6 +253,7 @@ class NodeCache:
                     *self._keys[last:]]
             old = _by_key(self._keys[first:last], self._results[first:last], self._tops[first:last])
             results: list[NodeFound | None] = [*self._results[:first], *(None for _ in inner), *self._results[last:]]
+            of_tree = [*self._of_tree[:first], *(False for _ in inner), *self._of_tree[last:]]
         else:
             first, stop = 0, len(inner)
             tops = inner
@@ -244,6 +262,7 @@ class NodeCache:
             # depend on how recovery nested it (predicates look at parents): nothing is reused.
             old = {} if root.is_error else _by_key(self._keys, self._results, self._tops)
             results = [None] * len(tops)
+            of_tree = [True] * len(tops)
         # A node holding a syntax error is what error recovery made of it in this parse, which may depend on the
         # text around it: it is queried every time, and never reused. (Asked of the nodes only when the tree has
         # one; a window is parsed only where the nodes outside it hold none.)
@@ -254,14 +273,14 @@ class NodeCache:
             results[position] = bucket.pop() if bucket else None
             if results[position] is None:
                 dirty.append(position)
-        if dirty:
-            ranges = _ranges(tops, dirty)
-            # Each range is a query run of its own: past a few, one run over the tree costs less.
-            found = extract(root, ranges if len(ranges) <= MAX_RANGES else None)
-            for position in dirty:
-                results[position] = NodeFound([], [], [])
-            _distribute(found, tops, first, stop, results, set(dirty))
-        self._tops, self._keys, self._results = tops, keys, results  # type: ignore[assignment]
+        reparsed = tree if isinstance(tree, Reparsed) else None
+        runs = (self._runs(root, tops, keys, dirty, reparsed, comments)
+                if reparsed is not None and reparsed.previous is self._tree and not root.is_error else {})
+        self.queried_ranges = self._query(root, extract, tops, first, stop, dirty, runs, results)
+        self._tops, self._keys, self._results, self._of_tree = tops, keys, results, of_tree  # type: ignore[assignment]
+        if window is None:
+            self._tree = tree.tree if isinstance(tree, Reparsed) else tree
+        self.narrowed = len(runs)
         # An error outside every top-level node (a missing token at the root) counts for all the parsed nodes.
         self.broken = (min(broken), max(broken) + 1) if broken else (first, stop) if root.has_error else None
         self.generation += 1
@@ -270,28 +289,103 @@ class NodeCache:
         return list(zip(tops, results))  # type: ignore[arg-type]
 
 
-def _by_key(keys: list[tuple[str, bytes, str]], results: list[NodeFound], tops: list[Top]
-            ) -> dict[tuple[str, bytes, str], list[NodeFound]]:
+    def _runs(self, root: Node, tops: list[Top], keys: list[Key], dirty: list[int],
+              reparsed: Reparsed, comments: frozenset[str]) -> dict[int, _Run]:
+        """The changed nodes worth querying only around the edit (``narrowing.py``): each was at the same place
+        in the last parse, with the same type, the same comments above it and the same next node's type, its
+        finds there came from the tree this one was re-parsed from, and it holds no syntax error in either."""
+        runs: dict[int, _Run] = {}
+        starts = [top.start_byte for top in self._tops]
+        for position in dirty:
+            top, key = tops[position], keys[position]
+            earlier = bisect_left(starts, top.start_byte)
+            if earlier == len(starts) or starts[earlier] != top.start_byte:
+                continue
+            before, old_key = self._tops[earlier], self._keys[earlier]
+            # The same type, line, comments above (the node's offset in its key) and next node's type.
+            if before.has_error or top.has_error or not self._of_tree[earlier] or (before.start_row, old_key[0], *old_key[2:]) != (top.start_row, key[0], *key[2:]):
+                continue
+            start, _, new_end = changed_span(old_key[1], key[1])
+            if start < key[2]:
+                continue
+            begin = top.start_byte - key[2]
+            low, high = begin + start, begin + new_end
+            for change_start, change_end in reparsed.changes:
+                if change_start < top.end_byte and change_end > top.start_byte:
+                    low, high = min(low, change_start), max(high, change_end)
+            if low < top.start_byte or high > top.end_byte:
+                continue
+            run_start, run_end = run_around(root.child(position), low, high, comments)
+            bytes_by = (top.end_byte - top.start_byte) - (before.end_byte - before.start_byte)
+            if (run_end - run_start > MAX_RUN_SHARE * (top.end_byte - top.start_byte)
+                    or run_end - bytes_by < run_start):
+                continue
+            runs[position] = _Run(self._results[earlier], run_start, run_end, bytes_by, top.end_row - before.end_row)
+        return runs
+
+    @staticmethod
+    def _query(root: Node, extract: Extract, tops: list[Top], first: int, stop: int, dirty: list[int],
+               runs: dict[int, _Run], results: list[NodeFound | None]) -> list[tuple[int, int]]:
+        """Run the queries over the dirty nodes, each of ``runs`` only over its run, and file what they find; a
+        node whose run does not serve (``narrowing.merge``) is queried whole after all, and leaves ``runs``.
+        Returns the byte ranges queried in the end."""
+        if not dirty:
+            return []
+        ranges = sorted([*_ranges(tops, [p for p in dirty if p not in runs]), *((r.start, r.end) for r in runs.values())])
+        _file(extract(root, ranges if len(ranges) <= MAX_RANGES else None), tops, first, stop, results, dirty)
+        again = []
+        for position, run in runs.items():
+            node, new = tops[position], results[position]
+            assert new is not None
+            merged = merge((run.old.definitions, run.old.references, run.old.imports),
+                           (new.definitions, new.references, new.imports), run.start - node.start_byte,
+                           run.end - run.bytes_by - node.start_byte, run.end - node.start_byte, run.rows_by)
+            if merged is None:
+                again.append(position)
+            else:
+                results[position] = NodeFound(*merged)
+        if again:
+            ranges = _ranges(tops, again)
+            _file(extract(root, ranges if len(ranges) <= MAX_RANGES else None), tops, first, stop, results, again)
+            for position in again:
+                del runs[position]
+        return sorted([*_ranges(tops, [p for p in dirty if p not in runs]), *((r.start, r.end) for r in runs.values())])
+
+
+@dataclass(frozen=True, slots=True)
+class _Run:
+    """A changed node's finds in the last parse (``old``) and the run it is queried over now (``start``, ``end``,
+    absolute bytes), and how far the edit moved what follows the run."""
+
+    old: NodeFound
+    start: int
+    end: int
+    bytes_by: int
+    rows_by: int
+
+
+def _by_key(keys: list[Key], results: list[NodeFound], tops: list[Top]
+            ) -> dict[Key, list[NodeFound]]:
     """Earlier finds by their node's key, leaving out the nodes that held a syntax error."""
-    found: dict[tuple[str, bytes, str], list[NodeFound]] = {}
+    found: dict[Key, list[NodeFound]] = {}
     for key, result, top in zip(keys, results, tops):
         if not top.has_error:
             found.setdefault(key, []).append(result)
     return found
 
 
-def _key(nodes: list[Top], position: int, source: bytes, comments: frozenset[str]) -> tuple[str, bytes, str]:
-    """A node's type and text, from the start of the line where the comments attached above it begin, and the
-    type of the node after it (a pattern may ask for it: C's ``struct ... ;``, where a syntax error may come
-    between the two)."""
+def _key(nodes: list[Top], position: int, source: bytes, comments: frozenset[str]) -> Key:
+    """A node's type; its text from the start of the line where the comments attached above it begin, and
+    where the node begins in that text (what comes before it on its line may be another node's); and the type
+    of the node after it (a pattern may ask for it: C's ``struct ... ;``, where a syntax error may come between
+    the two). The node before it is not part of it: an edit there leaves this node's finds as they were."""
     node = nodes[position]
     first = position
     while first > 0 and nodes[first - 1].type in comments:
         first -= 1
-    begin = nodes[first - 1].start_byte if first > 0 else nodes[first].start_byte
-    begin = source.rfind(b"\n", 0, begin) + 1
+    begin = source.rfind(b"\n", 0, nodes[first].start_byte) + 1
     after = nodes[position + 1].type if position + 1 < len(nodes) else ""
-    return node.type, source[begin : node.end_byte], after
+    return node.type, source[begin : node.end_byte], node.start_byte - begin, after
 
 
 def _ranges(nodes: list[Top], dirty: list[int]) -> list[tuple[int, int]]:
@@ -308,6 +402,14 @@ def _ranges(nodes: list[Top], dirty: list[int]) -> list[tuple[int, int]]:
     return ranges
 
 
+def _file(found: Found, nodes: list[Top], first: int, stop: int, results: list[NodeFound | None],
+          dirty: list[int]) -> None:
+    """What the queries found, filed afresh under the dirty nodes."""
+    for position in dirty:
+        results[position] = NodeFound([], [], [])
+    _distribute(found, nodes, first, stop, results, set(dirty))
+
+
 def _distribute(found: Found, nodes: list[Top], first: int, stop: int, results: list[NodeFound | None],
                 dirty: set[int]) -> None:
     """File what the range queries found under the dirty node holding each find, relative to that node (the
@@ -322,7 +424,7 @@ def _distribute(found: Found, nodes: list[Top], first: int, stop: int, results: 
         position = owner(definition.extent[0])
         if position >= 0:
             node = nodes[position]
-            results[position].definitions.append(_moved(definition, -node.start_byte, -node.start_row))  # type: ignore[union-attr]
+            results[position].definitions.append(definition.moved(-node.start_byte, -node.start_row))  # type: ignore[union-attr]
     for name, line, kind, byte in found.references:
         position = owner(byte)
         if position >= 0:
@@ -334,14 +436,3 @@ def _distribute(found: Found, nodes: list[Top], first: int, stop: int, results: 
             node = nodes[position]
             results[position].imports.append(  # type: ignore[union-attr]
                 (start - node.start_byte, module, line - node.start_row, names, aliases))
-
-
-def _moved(definition: FoundDefinition, bytes_by: int, lines_by: int) -> FoundDefinition:
-    if not bytes_by and not lines_by:
-        return definition
-    return FoundDefinition(definition.name, definition.kind, definition.container,
-                           (definition.extent[0] + bytes_by, definition.extent[1] + bytes_by),
-                           definition.start_line + lines_by, definition.end_line + lines_by,
-                           definition.start_byte + bytes_by, definition.end_byte + bytes_by,
-                           definition.signature, definition.member_only)
-

@@ -42,6 +42,14 @@ class FoundDefinition:
     signature: str
     member_only: bool = False
 
+    def moved(self, bytes_by: int, lines_by: int) -> FoundDefinition:
+        """The same definition ``bytes_by`` bytes and ``lines_by`` lines further on (itself when not moved)."""
+        if not bytes_by and not lines_by:
+            return self
+        return FoundDefinition(self.name, self.kind, self.container, (self.extent[0] + bytes_by, self.extent[1] + bytes_by),
+                               self.start_line + lines_by, self.end_line + lines_by, self.start_byte + bytes_by,
+                               self.end_byte + bytes_by, self.signature, self.member_only)
+
 
 def resolve(path: str, spec: LanguageSpec, found: list[FoundDefinition]) -> tuple[list[Definition], list[Span]]:
     """Definitions with containers and qualified names, and the spans the chunker needs, in source order.

@@ -35,11 +35,12 @@ from rag_lsp.index.parsing.chunk import (
 )
 from rag_lsp.index.parsing.declarations import parse_declarations
 from rag_lsp.index.parsing.incremental import Found, NodeCache
+from rag_lsp.index.parsing.narrowing import Reparsed
 from rag_lsp.index.parsing.nesting import FoundDefinition, resolve
 from rag_lsp.index.parsing.per_node import assemble
 from rag_lsp.index.parsing.window_parse import Window
 from rag_lsp.model import Import, ParsedFile, Reference
-from rag_lsp.redaction import redact
+from rag_lsp.redaction import find_secrets, redact
 
 # Signatures repeated at the head of split chunks are capped at this many lines.
 MAX_SIGNATURE_LINES = 5
@@ -61,7 +62,7 @@ def parse_tree(language: str, source: bytes, old_tree: Tree | None = None) -> Tr
 
 
 def parse_file(path: str, text: str, *, language: str | None = None, data: bytes | None = None,
-               blob: str | None = None, tree: Tree | Window | None = None,
+               blob: str | None = None, tree: Tree | Window | Reparsed | None = None,
                reuse: NodeCache | None = None) -> ParsedFile:
     """Everything rag_lsp indexes about one file.
 
@@ -77,6 +78,8 @@ def parse_file(path: str, text: str, *, language: str | None = None, data: bytes
     ``tree`` may instead be a ``Window`` planned on ``reuse`` (``window_parse.py``):
     only the nodes it parsed are looked at, and the text is known to hold no
     secret; a window planned on another parse is dropped for a parse from scratch.
+    ``tree`` may also be a ``Reparsed`` (``narrowing.py``): the whole buffer re-parsed
+    from the tree ``reuse`` was last filled from.
     """
     language = language or languages.language_for_path(path)
     if blob is None:
@@ -84,14 +87,21 @@ def parse_file(path: str, text: str, *, language: str | None = None, data: bytes
     parsed = ParsedFile(path=path, language=language, blob_id=blob)
     if isinstance(tree, Window) and (reuse is None or tree.generation != reuse.generation):
         tree = None
-    # Secrets are masked before anything is chunked or indexed; lines and byte offsets stay as they were.
-    masked = text if isinstance(tree, Window) else redact(text, path)
-    clean, text = masked is text, masked
     spec = languages.spec(language)
+    # Secrets are masked before anything is chunked or indexed; lines and byte offsets stay as they were. A
+    # buffer whose last parse held none is masked only if the lines of the nodes queried again hold one: the
+    # others' lines are unchanged, and the detectors look at one line at a time.
+    later = reuse is not None and reuse.clean and tree is not None and spec.chunker == "tree" and spec.has_grammar
+    masked = text if isinstance(tree, Window) or later else redact(text, path)
+    clean, text = masked is text, masked
     ctx = ChunkContext(path, language, parsed.blob_id, spec.comment, FileLines(text))
     try:
         if spec.chunker == "tree" and spec.has_grammar:
-            _parse_with_tree(parsed, ctx, text.encode("utf-8"), tree, reuse)
+            source = text.encode("utf-8")
+            _parse_with_tree(parsed, ctx, source, tree, reuse)
+            if later and reuse is not None and _holds_secret(source, reuse.queried_ranges, path):
+                reuse.clear()
+                return parse_file(path, text, language=language, blob=blob, tree=tree, reuse=reuse)
             if reuse is not None:
                 reuse.clean = clean
         elif spec.chunker == "declarations":
@@ -103,10 +113,23 @@ def parse_file(path: str, text: str, *, language: str | None = None, data: bytes
     except Exception as exc:  # noqa: BLE001 - the invariant is that parsing never raises.
         if reuse is not None:
             reuse.clear()
+        if later:
+            # The lines of a file that failed to parse are indexed, masked.
+            return parse_file(path, text, language=language, blob=blob, reuse=reuse)
         parsed.error = f"{type(exc).__name__}: {exc}"
         parsed.definitions, parsed.references, parsed.imports = [], [], []
         parsed.chunks = _safe_lines(ctx)
     return parsed
+
+
+def _holds_secret(source: bytes, ranges: list[tuple[int, int]], path: str) -> bool:
+    """Whether the lines holding any of the byte ranges hold a secret."""
+    lines = []
+    for start, end in ranges:
+        begin = source.rfind(b"\n", 0, start) + 1
+        stop = source.find(b"\n", end)
+        lines.append(source[begin : stop if stop >= 0 else len(source)].decode("utf-8", "replace"))
+    return bool(lines) and bool(find_secrets("\n".join(lines), path))
 
 
 def _safe_lines(ctx: ChunkContext) -> list:
@@ -116,10 +139,10 @@ def _safe_lines(ctx: ChunkContext) -> list:
         return []
 
 
-def _parse_with_tree(parsed: ParsedFile, ctx: ChunkContext, source: bytes, tree: Tree | Window | None,
+def _parse_with_tree(parsed: ParsedFile, ctx: ChunkContext, source: bytes, tree: Tree | Window | Reparsed | None,
                      reuse: NodeCache | None) -> None:
     window = tree if isinstance(tree, Window) else None
-    if isinstance(tree, Window):
+    if isinstance(tree, (Window, Reparsed)):
         whole: Tree | None = tree.tree
     else:
         whole = tree or parse_tree(parsed.language, source)
@@ -127,7 +150,8 @@ def _parse_with_tree(parsed: ParsedFile, ctx: ChunkContext, source: bytes, tree:
         raise RuntimeError(f"no grammar for {parsed.language}")
     extractor = _Extractor(parsed, ctx, source)
     if reuse is not None:
-        per_node = reuse.extract(parsed.path, parsed.language, whole.root_node, source, extractor.extract, window)
+        per_node = reuse.extract(parsed.path, parsed.language, whole.root_node, source, extractor.extract, window,
+                                 tree if isinstance(tree, Reparsed) else whole)
         assemble(parsed, ctx, extractor.spec, per_node, reuse.parsed)
         return
     found = extractor.extract(whole.root_node, None)
