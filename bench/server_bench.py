@@ -17,6 +17,9 @@ checkouts taking turns, and their samples are pooled).
    parse, every chunk re-indexed) in a second index of the same file, so that
    the timed edits find the records their own last edit left (as in a server,
    which never re-indexes an open buffer from scratch between keystrokes).
+   classes: the same, in four of Django's files (under the workspace given)
+   made mostly of one class each, where no window around the edit serves
+   (``CLASS_FILES``; 100 edits each, pooled).
    typing: the same, for a statement typed a character at a time into a
    function's body at twelve random places (about half of the keystrokes
    leave a syntax error, as typing does; such a file once cost a full
@@ -113,16 +116,39 @@ def typing_latency(tmp: Path) -> dict:
     return _timed_edits(tmp, edits())
 
 
-def _timed_edits(tmp: Path, edits: Iterable[TextEdit]) -> dict:
-    """Each edit through ``Session.change_document`` into an open generated module, timed until indexed (wall
-    clock and process CPU), and the same text indexed from scratch in a second index (the baseline)."""
+# Real files made mostly of one class each (``QuerySet`` is 1,733 of ``query.py``'s 2,732 lines), under the
+# workspace given: no window serves an edit inside such a class (``index/parsing/narrowing.py``).
+CLASS_FILES = ("django/db/models/query.py", "django/db/models/base.py", "django/forms/models.py",
+               "django/test/testcases.py")
+
+
+def class_latency(tmp: Path, root: Path, rounds: int = ROUNDS // 2) -> dict:
+    """One-line comments inserted at random lines of each of ``CLASS_FILES``, each timed until indexed, beside
+    the baseline; the samples of the files pooled."""
+    from rag_lsp.workspace.documents import TextEdit
+
+    pooled: dict = {}
+    for number, name in enumerate(CLASS_FILES):
+        text = (root / name).read_text(encoding="utf-8")
+        rng = random.Random(7)
+        lines = text.count("\n")
+        edits = (TextEdit(line, 0, line, 0, f"# edit {version}\n")
+                 for version, line in enumerate((rng.randrange(0, lines) for _ in range(rounds)), 2))
+        _pool(pooled, "classes", _timed_edits(tmp / f"classes-{number}", edits, text))
+    return pooled["classes"]
+
+
+def _timed_edits(tmp: Path, edits: Iterable[TextEdit], text: str | None = None) -> dict:
+    """Each edit through ``Session.change_document`` into an open module (``text``, by default the generated
+    one), timed until indexed (wall clock and process CPU), and the same text indexed from scratch in a second
+    index (the baseline)."""
     from rag_lsp.index.root_index import Index
     from rag_lsp.workspace.session import Session
 
     root = tmp / "edit"
-    root.mkdir()
+    root.mkdir(parents=True)
     path = root / "big.py"
-    text = generated_module()
+    text = generated_module() if text is None else text
     path.write_text(text)
     session = Session(use_cache=False)
     session.add_root(root)
@@ -249,6 +275,8 @@ def child(mode: str, root: str, repeats: int) -> dict:
             return edit_latency(Path(tmp))
         if mode == "typing":
             return typing_latency(Path(tmp))
+        if mode == "classes":
+            return class_latency(Path(tmp), Path(root))
         if mode == "ask":
             return asyncio.run(edit_then_ask(Path(tmp)))
         if mode in ("served", "served-ls"):
@@ -280,7 +308,7 @@ def main() -> None:
     parser.add_argument("root", type=Path, nargs="?", help="a workspace of over 1,000 files")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--code", action="append", default=[], metavar="LABEL=DIR")
-    parser.add_argument("--modes", default="edit,typing,ask,served,served-ls,local,local-edit")
+    parser.add_argument("--modes", default="edit,typing,classes,ask,served,served-ls,local,local-edit")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--child", nargs=3, metavar=("MODE", "ROOT", "REPEATS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -294,7 +322,7 @@ def main() -> None:
     for mode in modes:
         # The edit modes run once per repeat, the checkouts taking turns, and pool their samples: on a shared
         # machine the load then falls on each checkout alike. The others repeat their questions inside one run.
-        for _ in range(args.repeats if mode in ("edit", "typing", "ask") else 1):
+        for _ in range(args.repeats if mode in ("edit", "typing", "classes", "ask") else 1):
             for label, code in codes.items():
                 loads.append(os.getloadavg()[0])
                 _pool(results[label], mode, measure(mode, args.root, args.repeats, Path(code).resolve()))
@@ -322,6 +350,12 @@ def main() -> None:
         if "edit" in found:
             print(f"- {label}: one-line edit until indexed, CPU time of the process "
                   f"{median_p95(found['edit']['incremental_cpu'])}")
+        if "classes" in found:
+            classes = found["classes"]
+            print(f"- {label}: one-line edit inside Django's big classes until indexed {median_p95(classes['incremental'])} "
+                  f"(CPU time {median_p95(classes['incremental_cpu'])}; baseline, a full re-parse and re-index, "
+                  f"{median_p95(classes['full'])}); {classes['with_errors']} of {classes['edits']} edits left a "
+                  "syntax error")
         if "typing" in found:
             typing = found["typing"]
             print(f"- {label}: typing a statement, each keystroke until indexed {median_p95(typing['incremental'])} "
