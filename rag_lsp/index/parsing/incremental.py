@@ -288,12 +288,11 @@ class NodeCache:
         self.parsed = range(first, stop)
         return list(zip(tops, results))  # type: ignore[arg-type]
 
-
     def _runs(self, root: Node, tops: list[Top], keys: list[Key], dirty: list[int],
               reparsed: Reparsed, comments: frozenset[str]) -> dict[int, _Run]:
         """The changed nodes worth querying only around the edit (``narrowing.py``): each was at the same place
-        in the last parse, with the same type, the same comments above it and the same next node's type, its
-        finds there came from the tree this one was re-parsed from, and it holds no syntax error in either."""
+        in the last parse, with the same type, the same comments above it and the same next node's type, and its
+        finds there came from the tree this one was re-parsed from."""
         runs: dict[int, _Run] = {}
         starts = [top.start_byte for top in self._tops]
         for position in dirty:
@@ -303,7 +302,7 @@ class NodeCache:
                 continue
             before, old_key = self._tops[earlier], self._keys[earlier]
             # The same type, line, comments above (the node's offset in its key) and next node's type.
-            if before.has_error or top.has_error or not self._of_tree[earlier] or (before.start_row, old_key[0], *old_key[2:]) != (top.start_row, key[0], *key[2:]):
+            if not self._of_tree[earlier] or (before.start_row, old_key[0], *old_key[2:]) != (top.start_row, key[0], *key[2:]):
                 continue
             start, _, new_end = changed_span(old_key[1], key[1])
             if start < key[2]:

@@ -16,7 +16,10 @@ holds every changed byte. Why its finds then equal a query of the whole node:
   after (their common beginning and end), and where the syntax changed by
   tree-sitter (``Tree.changed_ranges`` between the edited old tree and the new
   one parsed from it). The run holds both, so outside it the text and the
-  syntax tree are as they were, moved by the edit.
+  syntax tree are as they were, moved by the edit. This holds with a syntax
+  error too: whatever error recovery built differently is a changed range.
+  (A node holding an error is otherwise never reused by its text, which may
+  parse differently elsewhere; here the two trees are compared directly.)
 - The run is made of whole members of a body: going down from the node
   through ``body`` fields (a class's, a method's, a block's) while one member
   holds all of the change, it is the members of the innermost such body that
