@@ -80,10 +80,11 @@ def all_languages() -> dict[str, LanguageSpec]:
     }
 
 
-def same_family(path: str, other: str) -> bool:
-    """Whether code in ``path`` may use definitions of ``other`` (same language, or one family of them)."""
-    first, second = language_for_path(path), language_for_path(other)
-    return first == second or spec(first).family == spec(second).family
+@lru_cache(maxsize=1 << 17)
+def family_for_path(path: str) -> str:
+    """The family of a path's language (its own name unless ``languages.toml`` groups it): code may use the
+    definitions of its family (remembered: a popular name's uses are thousands of paths)."""
+    return spec(language_for_path(path)).family
 
 
 @cache

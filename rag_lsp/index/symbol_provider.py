@@ -115,9 +115,17 @@ class IndexSymbolProvider:
         return self._tables.uses(name)
 
     def references(self, definition: Definition) -> dict[str, list[Reference]]:
-        # Every use of the name in code that can see the definition: a Python method is not called from Go.
-        return {path: uses for path, uses in self._tables.uses(definition.name).items()
-                if languages.same_family(path, definition.path)}
+        # Every use of the name in code that can see the definition: a Python method is not called from Go. Kept
+        # per name and family until a file changes: the same dict for every definition of a name (a question's
+        # four ``clean`` methods, a vendored copy's), which ``relations.py`` remembers its callers by.
+        kept = self._tables.memo("uses by name and family", dict[tuple[str, str], dict[str, list[Reference]]])
+        family = languages.family_for_path(definition.path)
+        found = kept.get((definition.name, family))
+        if found is None:
+            found = kept[(definition.name, family)] = {
+                path: uses for path, uses in self._tables.uses(definition.name).items()
+                if languages.family_for_path(path) == family}
+        return found
 
     def import_lines(self, path: str) -> frozenset[int]:
         return _IMPORT_LINES.get(self._index, path)

@@ -184,27 +184,67 @@ RESOLVED_KEPT = 8192
 _RESOLVED: weakref.WeakKeyDictionary[Index, Resolved] = weakref.WeakKeyDictionary()
 
 
+# Every caller of a name's uses as if no file were the definition's own, and where each file's callers lie in
+# that list, kept per index for the ``CALLERS_KEPT`` most recent lists of references (by identity, holding the
+# list): a name's definitions share their references (``SymbolProvider.references``), and a question's places
+# are often definitions of one name (four ``clean`` methods; a vendored copy's), whose callers differ only in
+# their own file.
+Everyone = tuple[dict[str, list[Reference]], list[Caller], dict[str, tuple[int, int]]]
+CALLERS_KEPT = 64
+_EVERYONE: weakref.WeakKeyDictionary[Index, dict[int, Everyone]] = weakref.WeakKeyDictionary()
+
+
 def _callers(index: Index, provider: SymbolProvider, definition: Definition, references: dict[str, list[Reference]],
              resolved: Resolved) -> list[Caller]:
     """One caller per definition (or file's top level) that uses ``definition``, at its first use, in path and
     line order; import statements and the definition's own lines are not uses (its own file's uses are read
     afresh: its own lines are another definition's uses)."""
-    found: dict[tuple[str, str], Caller] = {}
+    _, everyone, spans = _everyone(index, provider, references, resolved)
+    own = spans.get(definition.path)
+    if own is None:
+        return everyone
+    start, end = own
+    return [*everyone[:start],
+            *_per_file(definition.path, _first_uses(index, provider, definition.path, references[definition.path],
+                                                    definition)),
+            *everyone[end:]]
+
+
+def _everyone(index: Index, provider: SymbolProvider, references: dict[str, list[Reference]],
+              resolved: Resolved) -> Everyone:
+    """Every file's callers of ``references`` in path order, no file being the definition's own, and each
+    file's place in that list."""
+    kept = _EVERYONE.get(index)
+    if kept is None:
+        kept = _EVERYONE[index] = {}
+    known = kept.get(id(references))
+    if known is not None and known[0] is references:
+        return known
+    everyone: list[Caller] = []
+    spans: dict[str, tuple[int, int]] = {}
     for path in sorted(references):
         uses = references[path]
-        if path == definition.path:
-            firsts = _first_uses(index, provider, path, uses, definition)
-        else:
-            entry = index.files.get(path)
-            known = resolved.get((path, id(uses)))
-            if known is None or known[0] is not uses or known[1] is not entry:
-                known = resolved[(path, id(uses))] = (uses, entry, _first_uses(index, provider, path, uses, None))
-                if len(resolved) > RESOLVED_KEPT:
-                    del resolved[next(iter(resolved))]
-            firsts = known[2]
-        for line, qualname, kind in firsts:
-            if (path, qualname) not in found:
-                found[(path, qualname)] = (path, qualname, kind, line)
+        entry = index.files.get(path)
+        found = resolved.get((path, id(uses)))
+        if found is None or found[0] is not uses or found[1] is not entry:
+            found = resolved[(path, id(uses))] = (uses, entry, _first_uses(index, provider, path, uses, None))
+            if len(resolved) > RESOLVED_KEPT:
+                del resolved[next(iter(resolved))]
+        start = len(everyone)
+        everyone.extend(_per_file(path, found[2]))
+        spans[path] = (start, len(everyone))
+    known = kept[id(references)] = (references, everyone, spans)
+    if len(kept) > CALLERS_KEPT:
+        del kept[next(iter(kept))]
+    return known
+
+
+def _per_file(path: str, firsts: list[tuple[int, str, str]]) -> list[Caller]:
+    """A file's callers from its first uses: one per qualified name (the first), in line order."""
+    found: dict[str, Caller] = {}
+    for line, qualname, kind in firsts:
+        if qualname not in found:
+            found[qualname] = (path, qualname, kind, line)
     return list(found.values())
 
 
