@@ -406,6 +406,8 @@ def test_definitions_sharing_a_name_share_its_resolved_uses_but_not_their_own_li
         return [(path, qualname) for path, qualname, _, _ in
                 _callers(index, provider, definition, provider.references(definition), resolved)]
 
+    # The definitions of one name share one list of references, by which their callers are remembered.
+    assert provider.references(cleans[0]) is provider.references(cleans[1])
     alone = [callers(definition, {}) for definition in cleans]
     assert alone[0] == [("a.py", "use_a"), ("b.py", "use_b")]
     assert alone[1] == [("a.py", "A.clean"), ("a.py", "use_a"), ("b.py", "use_b")]
@@ -432,7 +434,11 @@ def test_callers_kept_across_answers_follow_an_edit_of_the_using_file(tmp_path):
     index.refresh()
     kept: dict = {}
     assert callers(index, kept) == callers(index, kept) == [("b.py", "use_b")]
+    [clean] = index.symbols.by_name("clean")
+    before = IndexSymbolProvider(index, workspace_tables(index)).references(clean)
     index.set_file("b.py", edited)
+    # An edit gives the name a new list of references: the callers kept by the old one are not used.
+    assert IndexSymbolProvider(index, workspace_tables(index)).references(clean) is not before
     fresh = Index(write_tree(tmp_path / "fresh", {**files, "b.py": edited}), use_cache=False)
     fresh.refresh()
     assert callers(index, kept) == callers(fresh, {}) == [("b.py", "other_b")]
