@@ -302,7 +302,9 @@ class NodeCache:
                 continue
             before, old_key = self._tops[earlier], self._keys[earlier]
             # The same type, line, comments above (the node's offset in its key) and next node's type.
-            if not self._of_tree[earlier] or (before.start_row, old_key[0], *old_key[2:]) != (top.start_row, key[0], *key[2:]):
+            if not self._of_tree[earlier]:
+                continue
+            if (before.start_row, old_key[0], *old_key[2:]) != (top.start_row, key[0], *key[2:]):
                 continue
             start, _, new_end = changed_span(old_key[1], key[1])
             if start < key[2]:
@@ -330,7 +332,7 @@ class NodeCache:
         Returns the byte ranges queried in the end."""
         if not dirty:
             return []
-        ranges = sorted([*_ranges(tops, [p for p in dirty if p not in runs]), *((r.start, r.end) for r in runs.values())])
+        ranges = _queried(tops, dirty, runs)
         _file(extract(root, ranges if len(ranges) <= MAX_RANGES else None), tops, first, stop, results, dirty)
         again = []
         for position, run in runs.items():
@@ -348,7 +350,7 @@ class NodeCache:
             _file(extract(root, ranges if len(ranges) <= MAX_RANGES else None), tops, first, stop, results, again)
             for position in again:
                 del runs[position]
-        return sorted([*_ranges(tops, [p for p in dirty if p not in runs]), *((r.start, r.end) for r in runs.values())])
+        return _queried(tops, dirty, runs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -399,6 +401,11 @@ def _ranges(nodes: list[Top], dirty: list[int]) -> list[tuple[int, int]]:
             ranges.append((node.start_byte, node.end_byte))
         previous = position
     return ranges
+
+
+def _queried(nodes: list[Top], dirty: list[int], runs: dict[int, _Run]) -> list[tuple[int, int]]:
+    """The byte ranges of the dirty nodes, each of ``runs`` only its run, in order."""
+    return sorted([*_ranges(nodes, [p for p in dirty if p not in runs]), *((r.start, r.end) for r in runs.values())])
 
 
 def _file(found: Found, nodes: list[Top], first: int, stop: int, results: list[NodeFound | None],

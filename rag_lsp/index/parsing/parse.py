@@ -91,15 +91,15 @@ def parse_file(path: str, text: str, *, language: str | None = None, data: bytes
     # Secrets are masked before anything is chunked or indexed; lines and byte offsets stay as they were. A
     # buffer whose last parse held none is masked only if the lines of the nodes queried again hold one: the
     # others' lines are unchanged, and the detectors look at one line at a time.
-    later = reuse is not None and reuse.clean and tree is not None and spec.chunker == "tree" and spec.has_grammar
-    masked = text if isinstance(tree, Window) or later else redact(text, path)
+    changed_only = reuse is not None and reuse.clean and tree is not None and spec.chunker == "tree" and spec.has_grammar
+    masked = text if isinstance(tree, Window) or changed_only else redact(text, path)
     clean, text = masked is text, masked
     ctx = ChunkContext(path, language, parsed.blob_id, spec.comment, FileLines(text))
     try:
         if spec.chunker == "tree" and spec.has_grammar:
             source = text.encode("utf-8")
             _parse_with_tree(parsed, ctx, source, tree, reuse)
-            if later and reuse is not None and _holds_secret(source, reuse.queried_ranges, path):
+            if changed_only and reuse is not None and _holds_secret(source, reuse.queried_ranges, path):
                 reuse.clear()
                 return parse_file(path, text, language=language, blob=blob, tree=tree, reuse=reuse)
             if reuse is not None:
@@ -113,7 +113,7 @@ def parse_file(path: str, text: str, *, language: str | None = None, data: bytes
     except Exception as exc:  # noqa: BLE001 - the invariant is that parsing never raises.
         if reuse is not None:
             reuse.clear()
-        if later:
+        if changed_only:
             # The lines of a file that failed to parse are indexed, masked.
             return parse_file(path, text, language=language, blob=blob, reuse=reuse)
         parsed.error = f"{type(exc).__name__}: {exc}"
