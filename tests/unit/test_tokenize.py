@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rag_lsp.index.terms import STOP_WORDS, path_tokens, query_tokens, tokenize
 
@@ -109,3 +111,15 @@ def test_path_tokens_keep_segments_stem_and_extension() -> None:
 )
 def test_path_tokens_split_on_both_separators_dots_and_dashes(path: str, expected: list[str]) -> None:
     assert path_tokens(path) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from("aZ_9é٣ \t\n.-+()x0İß"), max_size=60))
+def test_tokens_are_identifiers_and_numbers_exactly(text: str) -> None:
+    # The token pattern is `\w+`: an identifier (a letter or underscore, then word characters) or a number (a
+    # digit, then word characters), the two rules the tokenizer states, written out.
+    import re
+
+    from rag_lsp.index.terms import _TOKEN_RE
+
+    assert _TOKEN_RE.findall(text) == re.findall(r"[^\W\d]\w*|\d\w*", text)
