@@ -414,9 +414,11 @@ def one_big_node(language: str) -> str:
     if language == "python":
         body = "\n".join(f"    {line}" if line else line for line in Path(inspect.getsourcefile(argparse) or "")
                          .read_text(encoding="utf-8").splitlines())
-    opening, closing = {"python": ("class Outer:", ""), "java": ("class Outer {", "}"), "rust": ("mod outer {", "}"),
-                        "cpp": ("namespace outer {", "}"), "ruby": ("module Outer", "end"),
-                        "typescript": ("function outer() {", "}"), "javascript": ("function outer() {", "}")}[language]
+    # Python's class is decorated and TypeScript's function exported: a wrapper is gone through too.
+    opening, closing = {"python": ("@dataclass\nclass Outer:", ""), "java": ("class Outer {", "}"),
+                        "rust": ("mod outer {", "}"), "cpp": ("namespace outer {", "}"), "ruby": ("module Outer", "end"),
+                        "typescript": ("export function outer() {", "}"),
+                        "javascript": ("function outer() {", "}")}[language]
     return f"// one node\n{opening}\n{body}\n{closing}\n".removeprefix("// one node\n" if language in ("python", "ruby")
                                                                          else "")
 

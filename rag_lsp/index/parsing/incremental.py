@@ -274,7 +274,7 @@ class NodeCache:
             if results[position] is None:
                 dirty.append(position)
         reparsed = tree if isinstance(tree, Reparsed) else None
-        runs = (self._runs(root, tops, keys, dirty, reparsed, comments)
+        runs = (self._runs(root, tops, keys, dirty, reparsed, comments, languages.spec(language).wrappers)
                 if reparsed is not None and reparsed.previous is self._tree and not root.is_error else {})
         self.queried_ranges = self._query(root, extract, tops, first, stop, dirty, runs, results)
         self._tops, self._keys, self._results, self._of_tree = tops, keys, results, of_tree  # type: ignore[assignment]
@@ -289,7 +289,7 @@ class NodeCache:
         return list(zip(tops, results))  # type: ignore[arg-type]
 
     def _runs(self, root: Node, tops: list[Top], keys: list[Key], dirty: list[int],
-              reparsed: Reparsed, comments: frozenset[str]) -> dict[int, _Run]:
+              reparsed: Reparsed, comments: frozenset[str], wrappers: frozenset[str]) -> dict[int, _Run]:
         """The changed nodes worth querying only around the edit (``narrowing.py``): each was at the same place
         in the last parse, with the same type, the same comments above it and the same next node's type, and its
         finds there came from the tree this one was re-parsed from."""
@@ -316,7 +316,7 @@ class NodeCache:
                     low, high = min(low, change_start), max(high, change_end)
             if low < top.start_byte or high > top.end_byte:
                 continue
-            run_start, run_end = run_around(root.child(position), low, high, comments)
+            run_start, run_end = run_around(root.child(position), low, high, comments, wrappers)
             bytes_by = (top.end_byte - top.start_byte) - (before.end_byte - before.start_byte)
             if (run_end - run_start > MAX_RUN_SHARE * (top.end_byte - top.start_byte)
                     or run_end - bytes_by < run_start):

@@ -21,7 +21,8 @@ holds every changed byte. Why its finds then equal a query of the whole node:
   (A node holding an error is otherwise never reused by its text, which may
   parse differently elsewhere; here the two trees are compared directly.)
 - The run is made of whole members of a body: going down from the node
-  through ``body`` fields (a class's, a method's, a block's) while one member
+  through ``body`` fields (a class's, a method's, a block's), and through the
+  language's wrappers (a decorated definition, an ``export``), while one member
   holds all of the change, it is the members of the innermost such body that
   touch the change, with one member more before them and, after them, any
   comments and the member that follows them (a definition's chunk begins at
@@ -98,12 +99,21 @@ def changed_span(old: bytes, new: bytes) -> tuple[int, int, int]:
     return start, len(old) - low, len(new) - low
 
 
-def run_around(node: Node, start: int, end: int, comments: frozenset[str]) -> tuple[int, int]:
+def run_around(node: Node, start: int, end: int, comments: frozenset[str], wrappers: frozenset[str]
+               ) -> tuple[int, int]:
     """The byte range of the run of whole members of a body inside ``node`` that holds ``[start, end]`` (see the
-    module doc), or the node's own range when the change is not inside its body."""
+    module doc), or the node's own range when the change is not inside its body. A wrapper (a decorated
+    definition, an ``export``) is gone through to the definition it wraps."""
     found: tuple[list[Node], list[int]] | None = None
-    parent = node
-    while (body := parent.child_by_field_name("body")) is not None and body.start_byte <= start and end <= body.end_byte:
+    parent: Node | None = node
+    while parent is not None:
+        if parent.type in wrappers:
+            parent = next((child for child in parent.named_children
+                           if child.start_byte <= start and end <= child.end_byte), None)
+            continue
+        body = parent.child_by_field_name("body")
+        if body is None or body.start_byte > start or end > body.end_byte:
+            break
         members = body.children
         touching = [i for i, member in enumerate(members) if member.start_byte <= end and member.end_byte >= start]
         found = members, touching
