@@ -40,6 +40,7 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import TYPE_CHECKING, NamedTuple
 
 from tree_sitter import Node, Tree
@@ -92,6 +93,8 @@ class NodeFound:
 # What a top-level node's finds depend on (``_key``): its type, its text with the comments above it, where the
 # node begins in that text, and the next node's type.
 Key = tuple[str, bytes, int, str]
+
+_START = attrgetter("start_byte")
 
 # Byte ranges queried apart at most; more dirty stretches than this are queried in one run over the tree.
 MAX_RANGES = 8
@@ -294,11 +297,10 @@ class NodeCache:
         in the last parse, with the same type, the same comments above it and the same next node's type, and its
         finds there came from the tree this one was re-parsed from."""
         runs: dict[int, _Run] = {}
-        starts = [top.start_byte for top in self._tops]
         for position in dirty:
             top, key = tops[position], keys[position]
-            earlier = bisect_left(starts, top.start_byte)
-            if earlier == len(starts) or starts[earlier] != top.start_byte:
+            earlier = bisect_left(self._tops, top.start_byte, key=_START)
+            if earlier == len(self._tops) or self._tops[earlier].start_byte != top.start_byte:
                 continue
             before, old_key = self._tops[earlier], self._keys[earlier]
             # The same type, line, comments above (the node's offset in its key) and next node's type.
