@@ -98,7 +98,7 @@ def _totals(index: Index, terms: Sequence[str]) -> tuple[_Files, np.ndarray]:
             continue
         found = frequencies.astype(np.float64)
         weight = times * math.log(1 + (count - len(present) + 0.5) / (len(present) + 0.5))
-        totals[present] += weight * found * (K1 + 1) / (found + norms[present])
+        np.add.at(totals, present, weight * found * (K1 + 1) / (found + norms[present]))
     return files, totals
 
 
