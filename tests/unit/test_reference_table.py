@@ -1,12 +1,14 @@
 """The references a snapshot holds stay columns and are made into objects when asked for; what they answer must
 be what the parsed files' own lists say, before and after files are installed over them or removed."""
 
+import threading
+
 import numpy as np
 from conftest import write_tree
 
 from rag_lsp.index.parsing.parse import parse_file
 from rag_lsp.index.root_index import Index
-from rag_lsp.index.store.reference_table import SCANS_BEFORE_SORT, ReferenceMap, StoredReferences
+from rag_lsp.index.store.reference_table import ReferenceMap, StoredReferences
 from rag_lsp.index.tables import workspace_tables
 from rag_lsp.model import Reference
 
@@ -38,7 +40,7 @@ def test_stored_references_answer_what_the_lists_say():
     assert stored({}).uses_of("run") == {} and len(stored({})) == 0
 
 
-def test_uses_of_every_name_in_a_random_table_are_the_lists_own():
+def test_uses_of_every_name_in_a_random_table_are_the_lists_own(monkeypatch):
     # Names spread over many files, in and out of order within a file: the rows read in name order must give
     # each name's uses grouped by file in the snapshot's order, each file's in its own order.
     rng = np.random.default_rng(7)
@@ -47,14 +49,20 @@ def test_uses_of_every_name_in_a_random_table_are_the_lists_own():
                                             int(rng.integers(1, 500)), "call" if rng.random() < 0.8 else "base")
                                   for _ in range(int(rng.integers(0, 30)))]
              for number in range(60)}
+    # The first name asked for starts the sort in a thread; held back here, every name of the first round is
+    # found by scanning the name column, and every name of the second in name order.
+    release = threading.Event()
+    sort = StoredReferences._sort
+    monkeypatch.setattr(StoredReferences, "_sort", lambda self: (release.wait(), sort(self)))
     table = stored(files)
-    # Twice: the first names are found by scanning the name column, the rest (and all again) in name order.
-    assert len(names) < SCANS_BEFORE_SORT * 2
-    for name in names * 2:
-        grouped = {path: [r for r in refs if r.name == name] for path, refs in files.items()}
-        assert table.files_of(name) == [path for path, refs in grouped.items() if refs]
-        assert table.uses_of(name) == {path: refs for path, refs in grouped.items() if refs}
-    assert table._name_rows is not None
+    for ordered in (False, True):
+        for name in names:
+            grouped = {path: [r for r in refs if r.name == name] for path, refs in files.items()}
+            assert table.files_of(name) == [path for path, refs in grouped.items() if refs]
+            assert table.uses_of(name) == {path: refs for path, refs in grouped.items() if refs}
+        assert (table._name_rows is not None) is ordered
+        release.set()
+        table._sorting.join()
 
 
 def test_files_installed_or_removed_hide_the_snapshot_rows():
