@@ -158,7 +158,7 @@ class IndexSymbolProvider:
 
 
 def _import_lines(index: Index, path: str) -> frozenset[int]:
-    return frozenset(found.line for found in index.imports.get(path, ()))
+    return index.imports.lines_of(path)
 
 
 # A bundle reads the import lines of every file that uses a popular name (a snapshot's record decoded each

@@ -22,7 +22,7 @@ from rag_lsp.retrieval.answer import ContextRequest
 from rag_lsp.retrieval.bundle.classify import classify
 from rag_lsp.retrieval.bundle.prompt_block import prompt_block
 from rag_lsp.retrieval.bundle.provenance import CheckoutWatch, read_checkout
-from rag_lsp.retrieval.bundle.relations import _outline
+from rag_lsp.retrieval.bundle.relations import _innermost, _outline
 from rag_lsp.retrieval.bundle.sufficiency import sufficiency
 from rag_lsp.retrieval.bundle.templates import RELATION_SECTIONS, TASK_TYPES, Template, task_table, template
 from rag_lsp.retrieval.bundle.tokenizers import tokenizer
@@ -491,3 +491,8 @@ def test_a_lines_innermost_definition_is_what_painting_the_file_outermost_first_
     assert sorted(outline.definitions, key=lambda d: (d.start_line, -d.end_line, d.qualname)) == outline.definitions
     assert sorted(outline.definitions) == sorted(definitions)
     assert [outline.innermost(line) for line in range(60)] == painted
+    # A file with few uses is scanned instead of outlined: the same definition, the very object.
+    scanned = [_innermost(definitions, line) for line in range(60)]
+    assert [definitions[n] if n >= 0 else None for n in scanned] == \
+        [outline.definitions[n] if n >= 0 else None for n in painted]
+    assert all(definitions[n] is outline.definitions[m] for n, m in zip(scanned, painted) if n >= 0)

@@ -256,6 +256,11 @@ def test_an_import_record_reads_back_and_a_damaged_one_reads_as_none():
                           ["a.py", "b.py", "c.py"])
     assert table.of("a.py") == found and list(table.files()) == ["a.py", "c.py"] and not table.holds("b.py")
     assert table.of("b.py") == [] and table.of("c.py") == []
+    # The lines alone, read without making the imports, and what an import map answers stored or installed.
+    assert table.lines_of("a.py") == {3, 1} and table.lines_of("b.py") == table.lines_of("c.py") == frozenset()
+    imports = import_table.ImportMap(table)
+    imports["b.py"] = [Import("os", "b.py", 7, (), ())]
+    assert [imports.lines_of(path) for path in ("a.py", "b.py", "c.py", "d.py")] == [{1, 3}, {7}, set(), set()]
 
 
 def _grouped(pairs) -> dict[str, set[str]]:

@@ -29,6 +29,12 @@ class PerFile(Generic[T]):
         self._size = size
         self._kept: weakref.WeakKeyDictionary[Index, OrderedDict[str, tuple[object, T]]] = weakref.WeakKeyDictionary()
 
+    def holds(self, index: Index, path: str) -> bool:
+        """Whether a value derived from the file as it is now is kept (``get`` would not derive it)."""
+        kept = self._kept.get(index)
+        known = kept.get(path) if kept is not None else None
+        return known is not None and known[0] is index.files.get(path)
+
     def get(self, index: Index, path: str) -> T:
         kept = self._kept.get(index)
         if kept is None:

@@ -16,6 +16,7 @@ import weakref
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import accumulate
 
 from rag_lsp.index.root_index import Index
@@ -252,21 +253,46 @@ def _first_uses(index: Index, provider: SymbolProvider, path: str, uses: list[Re
                 within: Definition | None) -> list[tuple[int, str, str]]:
     """The first use in a file by each innermost definition as (line, its qualified name, its kind), the
     file's top level counting as one, in line order; uses on an import line, or inside ``within``, are not
-    uses. A line has one innermost definition, so each distinct line is looked up once."""
+    uses. A line has one innermost definition, so each distinct line is looked up once: in the file's
+    ``_Outline`` when it has more than ``SCANNED_LINES`` such lines, else by a scan of its definitions (a
+    popular name's first question reads thousands of files that use it once or twice, and sorting each one's
+    definitions into an outline cost more than the scans)."""
     imports = provider.import_lines(path)
-    outline = _OUTLINES.get(index, path)
+    lines = [line for line in sorted({use.line for use in uses}) if line not in imports
+             and (within is None or not within.start_line <= line <= within.end_line)]
+    if len(lines) > SCANNED_LINES or _OUTLINES.holds(index, path):
+        outline = _OUTLINES.get(index, path)
+        definitions, innermost = outline.definitions, outline.innermost
+    else:
+        definitions = index.symbols.in_file(path)
+        innermost = partial(_innermost, definitions)
     seen: set[int] = set()
     firsts = []
-    for line in sorted({use.line for use in uses}):
-        if line in imports or (within is not None and within.start_line <= line <= within.end_line):
-            continue
-        number = outline.innermost(line)
+    for line in lines:
+        number = innermost(line)
         if number not in seen:
             seen.add(number)
-            enclosing = outline.definitions[number] if number >= 0 else None
+            enclosing = definitions[number] if number >= 0 else None
             firsts.append((line, enclosing.qualname, enclosing.kind) if enclosing is not None else
                           (line, f"{path} (top level)", "code"))
     return firsts
+
+
+# Lines of a file looked up by scanning its definitions rather than through its outline.
+SCANNED_LINES = 3
+
+
+def _innermost(definitions: list[Definition], line: int) -> int:
+    """The position in ``definitions`` of the innermost one around ``line`` (-1 for none): the one an
+    ``_Outline`` would find, the last in (first line, -last line, qualified name) order, and of equals the
+    last in the list (the outline's sort is stable)."""
+    best, key = -1, None
+    for position, definition in enumerate(definitions):
+        if definition.start_line <= line <= definition.end_line:
+            candidate = (definition.start_line, -definition.end_line, definition.qualname)
+            if key is None or candidate >= key:
+                best, key = position, candidate
+    return best
 
 
 def _callees(index: Index, provider: SymbolProvider, definition: Definition) -> list[Relation]:
