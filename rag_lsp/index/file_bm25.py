@@ -77,6 +77,12 @@ def top_files(index: Index, terms: Sequence[str], limit: int) -> list[tuple[str,
     return [(files.paths[i], float(totals[i])) for i in best.tolist()]
 
 
+def prepare(index: Index) -> None:
+    """Make the chunk-to-file table of the index's current version, which the first question would make (0.1 s
+    at 100,000 files); call under ``index.lock``."""
+    _files(index)
+
+
 def _totals(index: Index, terms: Sequence[str]) -> tuple[_Files, np.ndarray]:
     """The chunk-to-file table and every file's BM25 for ``terms``, by file number (0 for files without a
     query term).

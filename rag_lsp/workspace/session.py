@@ -23,6 +23,7 @@ from pathlib import Path
 from rag_lsp.gc_pause import tune_for_answers
 from rag_lsp.index.admission import Admission
 from rag_lsp.index.cache import default_cache_root
+from rag_lsp.index.file_bm25 import prepare as prepare_file_table
 from rag_lsp.index.root_index import Index, IndexBudget, IndexStats
 from rag_lsp.index.symbol_provider import IndexSymbolProvider, SymbolProvider
 from rag_lsp.index.tables import WorkspaceTables, workspace_tables
@@ -31,8 +32,12 @@ from rag_lsp.index.walk import skip_reason
 from rag_lsp.langservers.composite import CompositeSymbolProvider
 from rag_lsp.langservers.pool import ServerPool
 from rag_lsp.redaction import load_detectors
+from rag_lsp.retrieval.bundle.classify import classify
+from rag_lsp.retrieval.bundle.tokenizers import tokenizer
 from rag_lsp.retrieval.enhance.plan import NO_EMBEDDER, Enhancements, RootDense
+from rag_lsp.retrieval.ranking.candidates import path_stems
 from rag_lsp.retrieval.ranking.centrality import graph
+from rag_lsp.retrieval.ranking.rerank import workspace_of
 from rag_lsp.retrieval.strategies.base import Budget
 from rag_lsp.workspace.documents import EditError, OpenDocument, TextEdit
 from rag_lsp.workspace.settings import (
@@ -559,17 +564,26 @@ class Session:
             return None
 
     def prepare_answers(self) -> None:
-        """Build what the first question of each root would otherwise build: the lookup tables and the code
-        graph (on Django about a second each, on a warm start as on a cold one), and load the secret detectors
-        every answer passes at the edge (a warm start parses nothing, so nothing loaded them). The server
-        calls this once its indexing is done, so a question asked a moment later is answered in the usual
-        time."""
+        """Build what the first question of each root would otherwise build, whatever it asks: the lookup
+        tables, the path words by stem, what the workspace's files say of its code, the chunks' files, the
+        code graph, and the references in name order (in a thread of their own); and load the secret detectors
+        every answer passes at the edge (a warm start parses nothing, so nothing loaded them), the default
+        tokenizer that budgets a bundle and the task classifier's patterns. The server
+        calls this once its indexing is done, so that a question asked a moment later is answered in the
+        usual time: on a warm start of Django the first question took 0.16 s against 0.02 for the next, and
+        3.5 s at 100,000 files."""
         load_detectors()
+        tokenizer()
+        classify("")
         for _, root in self.root_list():
             with root.index.lock:
-                workspace_tables(root.index)
+                path_stems(workspace_tables(root.index))
+                workspace_of(root.index)
+                prepare_file_table(root.index)
                 if root.settings.ranking.graph:
                     graph(root.index)
+                if root.index.references.stored is not None:
+                    root.index.references.stored.start_sorting()
 
     def warm_servers(self, seconds: float) -> None:
         """Start every root's language servers and let them load their projects, within ``seconds``: for

@@ -191,21 +191,32 @@ def test_a_new_file_saved_in_the_editor_stays_indexed_after_close(ledger_root):
 
 
 def test_after_prepare_answers_the_first_question_builds_no_table_and_no_graph(tmp_path, monkeypatch):
+    from rag_lsp.index import file_bm25
     from rag_lsp.index.store import code_links
     from rag_lsp.index.tables import WorkspaceTables
-    from rag_lsp.retrieval.ranking import centrality
+    from rag_lsp.retrieval.ranking import candidates, centrality, rerank
 
     root = write_tree(tmp_path / "ws", {"shop/ledger.py": "from shop.money import Money\n\nclass Ledger:\n"
                                         "    def post(self, amount):\n        return Money(amount)\n",
                                         "shop/money.py": "class Money:\n    def __init__(self, v):\n"
                                         "        self.v = v\n"})
-    session = session_for(root)
-    session.index_roots()
+    # A warm start, whose references are the snapshot's columns.
+    for _ in range(2):
+        session = Session(cache_root=tmp_path / "cache")
+        session.add_root(root)
+        session.index_roots()
     session.prepare_answers()
+    stored = session.roots[root.resolve()].index.references.stored
+    assert stored is not None and stored._sorting is not None
+    stored._sorting.join()
+    assert stored._name_rows is not None
     built = []
     monkeypatch.setattr(code_links, "_update", lambda *args: built.append("links"))
     monkeypatch.setattr(centrality, "_graph_of", lambda *args: built.append("graph"))
     monkeypatch.setattr(WorkspaceTables, "_add", lambda *args: built.append("tables"))
+    monkeypatch.setattr(candidates, "_path_stems", lambda *args: built.append("path stems"))
+    monkeypatch.setattr(file_bm25, "_built", lambda *args: built.append("file table"))
+    monkeypatch.setattr(rerank, "vendored_folders", lambda *args: built.append("workspace"))
     answer = ask(session, ContextRequest("why does Ledger.post fail"))
     assert answer["items"] and answer["items"][0]["path"] == "shop/ledger.py"
     assert built == []

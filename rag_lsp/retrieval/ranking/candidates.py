@@ -144,7 +144,7 @@ def _files_named_by_word(index: Index, tables: WorkspaceTables, word: str) -> tu
     """The rarity among paths of a question's word, the files whose name or folder it names (``path_words``),
     and those named exactly for it."""
     total = max(len(index.files), 1)
-    buckets = tables.memo("path stems", lambda: _path_stems(tables), paths_only=True)
+    buckets = path_stems(tables)
     # File names, stemmed, as they are asked for (a common word matches hundreds of files, and many share a name:
     # ``__init__.py``, ``index.js``, a vendored copy's every file), until a path changes.
     name_stems = tables.memo("file name stems", dict[str, str], paths_only=True)
@@ -170,8 +170,13 @@ def _files_named_by_word(index: Index, tables: WorkspaceTables, word: str) -> tu
     return rarity, frozenset(found), frozenset(exact)
 
 
+def path_stems(tables: WorkspaceTables) -> dict[str, list[tuple[str, str]]]:
+    """Path words by the first characters of their stem: a match shares them (both stems are that long); kept
+    until a path comes or goes."""
+    return tables.memo("path stems", lambda: _path_stems(tables), paths_only=True)
+
+
 def _path_stems(tables: WorkspaceTables) -> dict[str, list[tuple[str, str]]]:
-    """Path words by the first characters of their stem: a match shares them (both stems are that long)."""
     buckets: dict[str, list[tuple[str, str]]] = {}
     for part in tables.path_vocabulary():
         part_root = stem(part)
