@@ -73,11 +73,11 @@ class StoredReferences:
     def uses_of(self, name: str) -> dict[str, list[Reference]]:
         """Each file's references to ``name``, files in the snapshot's order and references in each file's.
 
-        The rows are read from the rows in name order (``_sort``), which a thread makes when the first name is
-        asked for (or the server's indexing ends, ``Session.prepare_answers``); until it is done each name's rows are found by one comparison over the whole name column.
-        The sort costs about as much as thirty such comparisons (0.2 s against 7 ms for 3.4 million references
-        at 100,000 files, 20 against 1 ms on Django): made in the question's path it was one question's
-        spike, and counting comparisons first made the first questions pay for the comparisons instead."""
+        The rows are read from the rows in name order (``_sort``), which a thread makes once the first name is
+        asked for (or the server's indexing ends, ``Session.prepare_answers``); until it is done, a name's rows
+        are found by one comparison over the whole name column. The sort costs about as much as thirty such
+        comparisons (0.2 s against 7 ms for 3.4 million references at 100,000 files, 20 against 1 ms on
+        Django): made inside a question, after a count of scans, it was that question's spike."""
         rows = self._rows_of(name)
         if rows is None:
             return {}
