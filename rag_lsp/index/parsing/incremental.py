@@ -303,9 +303,9 @@ class NodeCache:
             if earlier == len(self._tops) or self._tops[earlier].start_byte != top.start_byte:
                 continue
             before, old_key = self._tops[earlier], self._keys[earlier]
-            # The same type, line, comments above (the node's offset in its key) and next node's type.
             if not self._of_tree[earlier]:
                 continue
+            # The same type, line, comments above (the node's offset in its key) and next node's type.
             if (before.start_row, old_key[0], *old_key[2:]) != (top.start_row, key[0], *key[2:]):
                 continue
             start, _, new_end = changed_span(old_key[1], key[1])

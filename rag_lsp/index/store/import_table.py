@@ -47,24 +47,25 @@ class StoredImports:
         return self._records[start:end]
 
     def of(self, path: str) -> list[Import]:
-        """A file's imports, in file order (made anew on each call); none for a record the snapshot's checks
-        could not see was damaged (a question must not fail on it)."""
-        start, end = self._bounds.get(path, (0, 0))
-        try:
-            found = marshal.loads(self._records[start:end]) if start < end else []
-            return [Import(module, path, line, names, aliases) for module, line, names, aliases in found]
-        except (EOFError, ValueError, TypeError):
-            return []
+        """A file's imports, in file order (made anew on each call); none for a damaged record (``_decoded``)."""
+        return [Import(module, path, line, names, aliases) for module, line, names, aliases in self._decoded(path)]
 
     def lines_of(self, path: str) -> frozenset[int]:
         """The lines of a file's imports, without making them (a popular name's callers read those of thousands
-        of files); none for a damaged record, as ``of``."""
+        of files)."""
+        return frozenset(line for _, line, _, _ in self._decoded(path))
+
+    def _decoded(self, path: str) -> list[tuple]:
+        """A file's record as (module, line, names, aliases) tuples; none for a record the snapshot's checks
+        could not see was damaged (a question must not fail on it)."""
         start, end = self._bounds.get(path, (0, 0))
+        if start == end:
+            return []
         try:
-            return frozenset(record[1] for record in marshal.loads(self._records[start:end])) if start < end \
-                else frozenset()
-        except (EOFError, ValueError, TypeError, IndexError):
-            return frozenset()
+            found = marshal.loads(self._records[start:end])
+            return [(module, line, names, aliases) for module, line, names, aliases in found]
+        except (EOFError, ValueError, TypeError):
+            return []
 
 
 class ImportMap(StoredMap[StoredImports, list[Import]]):

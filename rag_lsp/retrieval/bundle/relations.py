@@ -249,6 +249,10 @@ def _per_file(path: str, firsts: list[tuple[int, str, str]]) -> list[Caller]:
     return list(found.values())
 
 
+# Lines of a file looked up by scanning its definitions rather than through its outline.
+SCANNED_LINES = 3
+
+
 def _first_uses(index: Index, provider: SymbolProvider, path: str, uses: list[Reference],
                 within: Definition | None) -> list[tuple[int, str, str]]:
     """The first use in a file by each innermost definition as (line, its qualified name, its kind), the
@@ -276,10 +280,6 @@ def _first_uses(index: Index, provider: SymbolProvider, path: str, uses: list[Re
             firsts.append((line, enclosing.qualname, enclosing.kind) if enclosing is not None else
                           (line, f"{path} (top level)", "code"))
     return firsts
-
-
-# Lines of a file looked up by scanning its definitions rather than through its outline.
-SCANNED_LINES = 3
 
 
 def _innermost(definitions: list[Definition], line: int) -> int:
