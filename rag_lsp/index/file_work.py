@@ -29,15 +29,15 @@ def analyse(path: str, text: str, blob: str) -> tuple[ParsedFile, list[list[str]
     return parsed, [chunk_terms(chunk, path_terms) for chunk in parsed.chunks]
 
 
-def analyse_encoded(path: str, text: str, blob: str) -> tuple[str, bytes]:
-    """``analyse`` in a worker process: the blob id and the cache's payload of the result.
+def analyse_encoded(work: tuple[str, str, str]) -> tuple[str, bytes]:
+    """``analyse`` of ``(path, text, blob)`` in a worker process: the blob id and the cache's payload of the result.
 
     The payload (plain lists and strings, ``cache.encode``) is what the main
     process stores in the cache anyway; sent back instead of the objects, it
     is pickled and unpickled as one string, and the main process only decodes
     it (a cold index of Django sent 74 MB of pickled objects).
     """
-    parsed, tokens = analyse(path, text, blob)
+    parsed, tokens = analyse(*work)
     return parsed.blob_id, encode(parsed, tokens)
 
 
