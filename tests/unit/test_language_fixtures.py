@@ -61,6 +61,25 @@ def test_queries_compile(language):
             assert languages.ts_query(language, kind) is not None
 
 
+@pytest.mark.parametrize("language", QUERY_LANGUAGES)
+def test_one_query_for_tags_and_imports_matches_what_each_query_matches(language):
+    """The parse runs both kinds as one query (``extraction_query``) and tells them apart by pattern number."""
+    expected = json.loads((FIXTURES / language / "expected.json").read_text())
+    root = parse_tree(language, (FIXTURES / language / expected["file"]).read_bytes()).root_node
+
+    def found(query, offset=0):
+        return [(index + offset, {name: [(n.start_byte, n.end_byte) for n in nodes] for name, nodes in caps.items()})
+                for index, caps in languages.query_matches(query, root)]
+
+    tags, imports = languages.ts_query(language, "tags"), languages.ts_query(language, "imports")
+    combined, tag_patterns = languages.extraction_query(language)
+    assert tag_patterns == (tags.pattern_count if tags else 0)
+    together = found(combined)
+    assert [match for match in together if match[0] < tag_patterns] == (found(tags) if tags else [])
+    assert [match for match in together if match[0] >= tag_patterns] == (found(imports, tag_patterns) if imports else [])
+    assert together, "the fixture matches nothing"
+
+
 @pytest.mark.parametrize("language", FIXTURE_LANGUAGES)
 def test_fixture_detected_as_language(language):
     _expected, parsed = load(language)

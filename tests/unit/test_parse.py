@@ -71,10 +71,10 @@ def test_config_files_are_chunked_by_line_windows():
 
 
 def test_a_failing_grammar_falls_back_to_line_windows(monkeypatch):
-    def broken(language, kind):
+    def broken(language):
         raise RuntimeError("query exploded")
 
-    monkeypatch.setattr(languages, "ts_query", broken)
+    monkeypatch.setattr(languages, "extraction_query", broken)
     parsed = parse_file("a.py", "def f():\n    return 1\n")
     assert parsed.error == "RuntimeError: query exploded"
     assert [(c.start_line, c.end_line, c.kind) for c in parsed.chunks] == [(1, 2, "text")]

@@ -187,9 +187,15 @@ class _Extractor:
         found = Found()
         # One definition per node and name over all the ranges: a match overlapping two ranges is met twice.
         raw: dict[tuple[int, int, str], _RawDefinition] = {}
-        for byte_range in ranges if ranges is not None else [None]:
-            self._tags(root, byte_range, found, raw)
-            self._imports(root, byte_range, found)
+        query = languages.extraction_query(self.parsed.language)
+        if query is not None:
+            compiled, tag_patterns = query
+            for byte_range in ranges if ranges is not None else [None]:
+                for pattern, captures in languages.query_matches(compiled, root, byte_range):
+                    if pattern < tag_patterns:
+                        self._tag(captures, found, raw)
+                    else:
+                        self._import(captures, found)
         for item in raw.values():
             start_node = self._extended_start(item.node)
             found.definitions.append(FoundDefinition(
@@ -201,28 +207,25 @@ class _Extractor:
             ))
         return found
 
-    def _tags(self, root: Node, byte_range: tuple[int, int] | None, found: Found,
-              raw: dict[tuple[int, int, str], _RawDefinition]) -> None:
-        query = languages.ts_query(self.parsed.language, "tags")
-        if query is None:
+    def _tag(self, captures: dict[str, list[Node]], found: Found,
+             raw: dict[tuple[int, int, str], _RawDefinition]) -> None:
+        """One match of a ``tags`` pattern: a definition (kept once per node and name) or a reference."""
+        names = captures.get("name")
+        if not names:
             return
-        for _, captures in languages.query_matches(query, root, byte_range):
-            names = captures.get("name")
-            if not names:
-                continue
-            name = self.text(names[0])
-            for capture, nodes in captures.items():
-                if capture.startswith("definition."):
-                    node = nodes[0]
-                    container = captures.get("container")
-                    key = (node.start_byte, node.end_byte, name)
-                    raw.setdefault(key, _RawDefinition(
-                        node, name, capture.removeprefix("definition."),
-                        _clean_container(self.text(container[0])) if container else None,
-                    ))
-                elif capture.startswith("reference."):
-                    found.references.add((name, names[0].start_point[0] + 1, capture.removeprefix("reference."),
-                                          names[0].start_byte))
+        name = self.text(names[0])
+        for capture, nodes in captures.items():
+            if capture.startswith("definition."):
+                node = nodes[0]
+                container = captures.get("container")
+                key = (node.start_byte, node.end_byte, name)
+                raw.setdefault(key, _RawDefinition(
+                    node, name, capture.removeprefix("definition."),
+                    _clean_container(self.text(container[0])) if container else None,
+                ))
+            elif capture.startswith("reference."):
+                found.references.add((name, names[0].start_point[0] + 1, capture.removeprefix("reference."),
+                                      names[0].start_byte))
 
     def _extended_start(self, node: Node) -> Node:
         """The node where a definition's chunk starts: wrappers, then attached comments."""
@@ -256,22 +259,19 @@ class _Extractor:
         lines = text.splitlines()[:MAX_SIGNATURE_LINES]
         return "\n".join(lines).rstrip("{").rstrip()
 
-    def _imports(self, root: Node, byte_range: tuple[int, int] | None, found: Found) -> None:
-        query = languages.ts_query(self.parsed.language, "imports")
-        if query is None:
+    def _import(self, captures: dict[str, list[Node]], found: Found) -> None:
+        """One match of an ``imports`` pattern: its statement's modules, with the names and aliases it binds."""
+        statements, modules = captures.get("import"), captures.get("import.module")
+        if not statements or not modules:
             return
-        for _, captures in languages.query_matches(query, root, byte_range):
-            statements, modules = captures.get("import"), captures.get("import.module")
-            if not statements or not modules:
-                continue
-            line = statements[0].start_point[0] + 1
-            names = [self.text(n) for n in captures.get("import.name", ())]
-            aliases = [self.text(n) for n in captures.get("import.alias", ())]
-            for module_node in modules:
-                module = self.text(module_node).strip(_QUOTES)
-                entry = found.imports.setdefault((statements[0].start_byte, module), (line, set(), set()))
-                entry[1].update(names)
-                entry[2].update(_alias_pairs(names, aliases))
+        line = statements[0].start_point[0] + 1
+        names = [self.text(n) for n in captures.get("import.name", ())]
+        aliases = [self.text(n) for n in captures.get("import.alias", ())]
+        for module_node in modules:
+            module = self.text(module_node).strip(_QUOTES)
+            entry = found.imports.setdefault((statements[0].start_byte, module), (line, set(), set()))
+            entry[1].update(names)
+            entry[2].update(_alias_pairs(names, aliases))
 
 
 def _alias_pairs(names: list[str], aliases: list[str]) -> list[tuple[str, str]]:
