@@ -4,6 +4,10 @@ chunks' BM25 terms."""
 from __future__ import annotations
 
 import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 from rag_lsp.index.cache import encode
@@ -54,9 +58,28 @@ def start_workers() -> ProcessPoolExecutor | None:
     # into the child.
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("forkserver"))
     # Workers start when work is submitted: one task each, which finds the others busy and starts the next.
-    for _ in range(workers):
-        pool.submit(_ready)
+    with _main_unnamed():
+        for _ in range(workers):
+            pool.submit(_ready)
     return pool
+
+
+@contextmanager
+def _main_unnamed() -> Iterator[None]:
+    """Start processes meanwhile without this process's main module.
+
+    multiprocessing runs the parent's main script again in every process it starts (and in the fork server),
+    so that functions defined there can be found: for ``rag-lsp`` that is the console script, which imports
+    the whole command line (0.3 s and some 20 MB in each worker). The workers run only this module's functions,
+    so the main module they are told of is an empty one. Only the processes started inside the block see it:
+    the pool starts all of its workers there.
+    """
+    main = sys.modules["__main__"]
+    sys.modules["__main__"] = ModuleType("__main__")
+    try:
+        yield
+    finally:
+        sys.modules["__main__"] = main
 
 
 def _ready() -> None:
