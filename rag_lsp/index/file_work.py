@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import os
 import sys
+from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
+from itertools import islice
 from types import ModuleType
 from typing import TYPE_CHECKING
 
@@ -16,7 +18,7 @@ from rag_lsp.index.terms import path_tokens, tokenize
 from rag_lsp.model import Chunk, ParsedFile
 
 if TYPE_CHECKING:
-    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 
 def chunk_terms(chunk: Chunk, path_terms: list[str] | None = None) -> list[str]:
@@ -31,6 +33,37 @@ def analyse(path: str, text: str, blob: str) -> tuple[ParsedFile, list[list[str]
     parsed = parse_file(path, text, blob=blob)
     path_terms = path_tokens(path)
     return parsed, [chunk_terms(chunk, path_terms) for chunk in parsed.chunks]
+
+
+# Files a parse worker is handed at once, and the bytes of the files handed to the workers and not yet returned:
+# enough for a few seconds of both workers' parsing (Django's 33 MB take them some 5 s), so that they keep busy
+# while the main process installs what they return or spills it, and a bound on the texts the main process
+# holds for them, whatever the workspace (all of them were read at once: nineteen copies of Django, 0.7 GB).
+WORKER_CHUNK = 16
+WORKERS_AHEAD_BYTES = 32 << 20
+
+
+def analyse_in(pool: ProcessPoolExecutor, work: Iterator[tuple[str, str, str, int]]) -> Iterator[tuple[str, bytes]]:
+    """``analyse_encoded`` of each ``(path, text, blob, size)`` of ``work`` in the pool's workers, in order;
+    ``work`` is read only as far as ``WORKERS_AHEAD_BYTES`` of files (by their ``size``) past what has been
+    returned."""
+    pending: deque[tuple[Future[list[tuple[str, bytes]]], int]] = deque()
+    ahead = 0
+    while chunk := list(islice(work, WORKER_CHUNK)):
+        size = sum(item[3] for item in chunk)
+        pending.append((pool.submit(_analyse_each, [item[:3] for item in chunk]), size))
+        ahead += size
+        while ahead >= WORKERS_AHEAD_BYTES:
+            future, size = pending.popleft()
+            ahead -= size
+            yield from future.result()
+    for future, _ in pending:
+        yield from future.result()
+
+
+def _analyse_each(chunk: list[tuple[str, str, str]]) -> list[tuple[str, bytes]]:
+    """A worker's task: ``analyse_encoded`` of each file of a chunk."""
+    return [analyse_encoded(work) for work in chunk]
 
 
 def analyse_encoded(work: tuple[str, str, str]) -> tuple[str, bytes]:

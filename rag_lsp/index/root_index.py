@@ -19,7 +19,7 @@ from __future__ import annotations
 import itertools
 import threading
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -32,7 +32,7 @@ from rag_lsp.gc_pause import paused_gc
 from rag_lsp.heap import release_free_memory
 from rag_lsp.index.admission import CONTENT_REASONS, DEFAULT_ADMISSION, Admission
 from rag_lsp.index.cache import CachedFile, IndexCache, cache_path_for, decode, fingerprint
-from rag_lsp.index.file_work import analyse, analyse_encoded, chunk_terms, start_workers
+from rag_lsp.index.file_work import analyse, analyse_in, chunk_terms, start_workers
 from rag_lsp.index.parsing.incremental import NodeCache
 from rag_lsp.index.parsing.narrowing import Reparsed
 from rag_lsp.index.parsing.parse import blob_id, parse_file
@@ -74,6 +74,7 @@ _Work = tuple[str, str, str, int, int]
 # Numbers each Index of this process, so that two indexes of one root never share a version.
 _INSTANCES = itertools.count()
 _Opened = TypeVar("_Opened")
+_T = TypeVar("_T")
 
 
 @dataclass(slots=True)
@@ -238,39 +239,32 @@ class Index:
         cached = _Stamps(self.cache)
         deadline = started + self.budget.seconds if self.budget.seconds else None
         seen: set[str] = set()
-        tally = _Tally()
-
-        def changed() -> Iterator[_Work]:
-            """The candidates to parse, batch by batch as they are read; the others are reused or skipped on the
-            way (installed under the lock, a batch at a time)."""
-            for start in range(0, len(candidates), REFRESH_BATCH):
-                if deadline is not None and time.perf_counter() > deadline:
-                    stats.truncated = "seconds"
-                    # Files not reached keep what was indexed before.
-                    seen.update(walked.path for walked in candidates[start:])
-                    return
-                to_parse: list[_Work] = []
-                with self._bulk_install():
-                    for walked in candidates[start : start + REFRESH_BATCH]:
-                        outcome, pending = self._refresh_one(walked, cached, walk_stats, skip)
-                        if outcome != "skipped":
-                            seen.add(walked.path)
-                        if pending:
-                            to_parse.append(pending)
-                            continue
-                        stats.reused += outcome == "reused" or (outcome == "current" and walked.path in from_snapshot)
-                        tally.done += 1
-                self._spill_if_large()
-                if progress:
-                    progress(tally.done, len(candidates))
-                tally.wanted += len(to_parse)
-                yield from to_parse
-
-        # Workers started for a first index take each batch's files while the next batch is read (Django: the
-        # first result comes 0.08 s sooner); otherwise every file is read first, and their number decides on workers.
-        stats.parsed = self._parse_all(changed() if pool else list(changed()), tally, len(candidates), progress,
-                                       deadline, pool)
-        if stats.parsed < tally.wanted:
+        to_parse: list[_Work | WalkedFile] = []
+        done = 0
+        for start in range(0, len(candidates), REFRESH_BATCH):
+            if deadline is not None and time.perf_counter() > deadline:
+                stats.truncated = "seconds"
+                # Files not reached keep what was indexed before.
+                seen.update(walked.path for walked in candidates[start:])
+                break
+            with self._bulk_install():
+                for walked in candidates[start : start + REFRESH_BATCH]:
+                    outcome, pending = self._refresh_one(walked, cached, walk_stats, skip)
+                    if outcome != "skipped":
+                        seen.add(walked.path)
+                    if pending:
+                        to_parse.append(pending)
+                        continue
+                    stats.reused += outcome == "reused" or (outcome == "current" and walked.path in from_snapshot)
+                    done += 1
+            self._spill_if_large()
+            if progress:
+                progress(done, len(candidates))
+        wanted = len(to_parse)
+        stats.parsed, refused = self._parse_all(to_parse, done, len(candidates), progress, deadline, pool, walk_stats)
+        # Files whose content was refused when they were read for parsing were not seen after all.
+        seen.difference_update(refused)
+        if stats.parsed + len(refused) < wanted:
             stats.truncated = "seconds"
         with self.lock:
             stale = sorted(path for path in set(self.files) - seen if not (skip and skip(path)))
@@ -334,8 +328,9 @@ class Index:
         return candidates, cut
 
     def _refresh_one(self, walked: WalkedFile, cached: _Stamps, walk_stats: WalkStats,
-                     skip: Callable[[str], bool] | None) -> tuple[str, _Work | None]:
-        """Handle one walked file: ("current" | "reused" | "skipped", None) or ("parse", work)."""
+                     skip: Callable[[str], bool] | None) -> tuple[str, _Work | WalkedFile | None]:
+        """Handle one walked file: ("current" | "reused" | "skipped", None) or ("parse", work), the work being
+        the file itself when it is still to be read."""
         if skip and skip(walked.path):
             return "current", None
         known = self.files.get(walked.path)
@@ -348,6 +343,10 @@ class Index:
         stamp = cached.get(walked.path)
         if stamp and stamp[1:] == (walked.size, walked.mtime_ns) and self._install_cached(walked.path, None):
             return "reused", None
+        if not known and not stamp:
+            # Nothing to compare its bytes with: read when it is parsed (``_read``), so that the texts of a first
+            # index are not all held at once.
+            return "parse", walked
         loaded = load(walked, self.admission, walk_stats)
         if loaded.text is None or loaded.data is None:
             self._remember_rejection(walked, loaded.skip, rejected)
@@ -365,37 +364,40 @@ class Index:
         # The bytes are not kept: the blob id is all the parse needs of them (Django: 33 MB of a cold index).
         return "parse", (walked.path, loaded.text, blob, walked.size, walked.mtime_ns)
 
-    def _parse_all(self, work: list[_Work] | Iterator[_Work], tally: _Tally, total: int, progress: Progress | None,
-                   deadline: float | None = None, started: ProcessPoolExecutor | None = None) -> int:
-        """Parse changed files and install them in batches, until the deadline; returns how many were installed.
-
-        ``started`` is parse workers started already: they take ``work`` as it comes (an iterator that reads the
-        files as it goes; ``tally`` counts what it found). Without them ``work`` is a list, parsed in new
-        workers when it is long and in this process otherwise. The workers are shut down when done. Once the
-        workers have the files, each text is held only until its file is parsed (Django's texts are 46 MB), not
-        through the last save."""
-        pool = started or (start_workers() if isinstance(work, list) and len(work) >= POOL_THRESHOLD else None)
+    def _parse_all(self, work: list[_Work | WalkedFile], done: int, total: int, progress: Progress | None,
+                   deadline: float | None, started: ProcessPoolExecutor | None,
+                   walk_stats: WalkStats) -> tuple[int, list[str]]:
+        """Parse changed files (in worker processes when there are many: those ``started`` already, else new
+        ones, shut down when done) and install them in batches, until the deadline; returns how many were
+        installed and the paths whose content was refused when they were read. ``work`` is emptied as it is
+        taken: each file is read just before it is parsed and its text held only until then, and the workers
+        are handed ``WORKERS_AHEAD_BYTES`` of files at most beyond what they returned (``file_work.analyse_in``):
+        holding every text until a worker took it cost nineteen copies of Django 0.48 GB of cold peak."""
+        if not work:
+            return 0, []
+        pool = started or (start_workers() if len(work) >= POOL_THRESHOLD else None)
+        refused: list[str] = []
+        readable = (read for item in _taken(work) if (read := self._read(item, walk_stats, refused)) is not None)
         try:
             if pool:
-                stamps: list[tuple[str, int, int]] = []
+                stamps: deque[tuple[str, int, int]] = deque()
 
-                def handed() -> Iterator[tuple[str, str, str]]:
-                    for path, text, blob, size, mtime in work:
+                def handed() -> Iterator[tuple[str, str, str, int]]:
+                    for path, text, blob, size, mtime in readable:
                         stamps.append((path, size, mtime))
-                        yield path, text, blob
+                        yield path, text, blob, size
 
-                # The pool takes every file before this returns, and holds its text until a worker has parsed it.
-                encoded = pool.map(analyse_encoded, handed(), chunksize=16)
-                if isinstance(work, list):
-                    work.clear()
-                results: Iterator[CachedFile] = (decode(path, blob, size, mtime, payload) for (path, size, mtime),
-                                                 (blob, payload) in zip(stamps, encoded))
+                def decoded(started: ProcessPoolExecutor) -> Iterator[CachedFile]:
+                    for blob, payload in analyse_in(started, handed()):
+                        path, size, mtime = stamps.popleft()
+                        yield decode(path, blob, size, mtime, payload)
+
+                results: Iterator[CachedFile] = decoded(pool)
             else:
                 results = (CachedFile(*analyse(path, text, blob), size, mtime)
-                           for path, text, blob, size, mtime in _taken(work if isinstance(work, list) else list(work)))
+                           for path, text, blob, size, mtime in readable)
             batch: list[CachedFile] = []
             installed = 0
-            done = tally.done
             for entry in results:
                 batch.append(entry)
                 if len(batch) >= REFRESH_BATCH:
@@ -405,14 +407,26 @@ class Index:
                     if deadline is not None and time.perf_counter() > deadline:
                         break
             else:
-                if batch:
-                    self._install_batch(batch, done, total, progress)
-                    installed += len(batch)
+                self._install_batch(batch, done, total, progress)
+                installed += len(batch)
         finally:
-            # Before the save that follows: the workers hold some 65 MB each, and the save's merge is the peak.
+            # Before the save that follows: the workers hold some 50 MB each, and the save's merge is the peak.
             if pool:
                 pool.shutdown(cancel_futures=True)
-        return installed
+        return installed, refused
+
+    def _read(self, item: _Work | WalkedFile, walk_stats: WalkStats, refused: list[str]) -> _Work | None:
+        """A file to parse with its text and blob id, read now if ``_refresh_one`` left it unread; None (and its
+        path added to ``refused``) when the content rules refuse it, which is remembered as when read there."""
+        if not isinstance(item, WalkedFile):
+            return item
+        loaded = load(item, self.admission, walk_stats)
+        if loaded.text is None or loaded.data is None:
+            with self.lock:
+                self._remember_rejection(item, loaded.skip, self.rejected.get(item.path))
+            refused.append(item.path)
+            return None
+        return item.path, loaded.text, blob_id(loaded.data), item.size, item.mtime_ns
 
     @contextmanager
     def _bulk_install(self) -> Iterator[None]:
@@ -683,15 +697,7 @@ class Index:
             self.cache.close()
 
 
-@dataclass
-class _Tally:
-    """What a refresh's reading of the candidates found so far: files reused or current, and files to parse."""
-
-    done: int = 0
-    wanted: int = 0
-
-
-def _taken(work: list[_Work]) -> Iterator[_Work]:
+def _taken(work: list[_T]) -> Iterator[_T]:
     """The items of ``work`` in order, each dropped from the list as it is taken."""
     work.reverse()
     while work:

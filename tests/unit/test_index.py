@@ -177,11 +177,16 @@ def test_parallel_parse_equals_serial(tmp_path, monkeypatch):
     # A refresh parses from the text and the blob id of the bytes on disk, which a byte-order mark is part of.
     with_bom = b"\xef\xbb\xbfdef marked():\n    return 1\n"
     (root / "pkg" / "marked.py").write_bytes(with_bom)
+    # Read only when its turn to be parsed comes, and refused then.
+    (root / "pkg" / "packed.py").write_bytes(b"\x00\x01\x02 not text")
     pooled = Index(root, use_cache=False)
-    pooled.refresh()
+    pooled_stats = pooled.refresh()
     monkeypatch.setattr("rag_lsp.index.root_index.POOL_THRESHOLD", 10_000)
     serial = Index(root, use_cache=False)
-    serial.refresh()
+    serial_stats = serial.refresh()
+    for index, stats in ((pooled, pooled_stats), (serial, serial_stats)):
+        assert "pkg/packed.py" in index.rejected and "pkg/packed.py" not in index.files
+        assert stats.skipped["binary"] == 1 and not stats.truncated
     assert snapshot(pooled) == snapshot(serial)
     assert len(pooled.files) == 81
     assert pooled.files["pkg/marked.py"].blob_id == serial.files["pkg/marked.py"].blob_id == blob_id(with_bom)

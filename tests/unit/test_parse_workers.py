@@ -1,8 +1,11 @@
-"""Parse workers (``file_work.start_workers``) start without running the parent's main script again."""
+"""Parse workers (``file_work``): started without running the parent's main script again, and handed files only
+a bounded way ahead of what they returned."""
 
 import subprocess
 import sys
 import textwrap
+
+from rag_lsp.index import file_work
 
 
 def test_parse_workers_do_not_run_the_main_script_again(tmp_path):
@@ -32,3 +35,26 @@ def test_parse_workers_do_not_run_the_main_script_again(tmp_path):
     done = subprocess.run([sys.executable, str(script)], check=False, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert marks.read_text().split() == ["__main__"]
+
+
+def test_the_workers_are_handed_files_only_as_far_as_the_bound_ahead_of_what_returned(monkeypatch):
+    monkeypatch.setattr(file_work, "WORKERS_AHEAD_BYTES", 100)
+    pulled: list[int] = []
+
+    def work():
+        for number in range(200):
+            pulled.append(number)
+            yield f"m{number}.py", f"def f{number}():\n    return {number}\n", f"{number:040x}", 10
+
+    # Two real workers whatever the machine (one core would start none).
+    monkeypatch.setattr(file_work.os, "cpu_count", lambda: 2)
+    pool = file_work.start_workers()
+    assert pool is not None
+    with pool:
+        returned = []
+        for blob, payload in file_work.analyse_in(pool, work()):
+            # At most the bound's worth of files past this one, rounded up to the chunk that crossed it.
+            assert len(pulled) <= len(returned) + 1 + 100 // 10 + file_work.WORKER_CHUNK
+            returned.append(blob)
+            assert payload
+    assert returned == [f"{number:040x}" for number in range(200)]
