@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from rag_lsp import __version__
-from rag_lsp.index.root_index import IndexStats
+from rag_lsp.index.index_records import IndexStats
 from rag_lsp.index.vectors.embedding import VectorStatus
 from rag_lsp.langservers.spec import ServerStatus
 from rag_lsp.workspace.session import Session

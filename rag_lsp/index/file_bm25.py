@@ -24,8 +24,9 @@ from itertools import chain
 
 import numpy as np
 
+from rag_lsp.index.index_records import FileEntry
 from rag_lsp.index.postings.bm25_segment import FrozenSegment
-from rag_lsp.index.root_index import FileEntry, Index
+from rag_lsp.index.root_index import Index
 
 K1 = 1.2
 B = 0.75

@@ -22,7 +22,6 @@ import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, TypeVar
 
@@ -33,6 +32,7 @@ from rag_lsp.heap import release_free_memory
 from rag_lsp.index.admission import CONTENT_REASONS, DEFAULT_ADMISSION, Admission
 from rag_lsp.index.cache import CachedFile, IndexCache, cache_path_for, decode, fingerprint
 from rag_lsp.index.file_work import analyse, analyse_in, chunk_terms, start_workers
+from rag_lsp.index.index_records import DEFAULT_BUDGET, FileEntry, IndexBudget, IndexStats
 from rag_lsp.index.parsing.incremental import NodeCache
 from rag_lsp.index.parsing.narrowing import Reparsed
 from rag_lsp.index.parsing.parse import blob_id, parse_file
@@ -77,59 +77,11 @@ _Opened = TypeVar("_Opened")
 _T = TypeVar("_T")
 
 
-@dataclass(slots=True)
-class FileEntry:
-    """What the index remembers about one indexed file."""
-
-    blob_id: str
-    language: str
-    size: int
-    mtime_ns: int
-    chunk_ids: list[int]
-    error: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class IndexBudget:
-    """How much one root's index may hold and how long one refresh may take (``seconds`` 0: no limit).
-
-    Files are taken in the walk's path order until the file or byte budget is
-    spent, so the same tree always keeps the same files.
-    """
-
-    files: int = 200_000
-    bytes: int = 2 << 30
-    seconds: float = 0
-
-
-@dataclass(slots=True)
-class IndexStats:
-    """Counts that describe the index after a refresh, reported by ``rag-lsp index``."""
-
-    root: str
-    files: int = 0
-    chunks: int = 0
-    definitions: int = 0
-    languages: Counter = field(default_factory=Counter)
-    skipped: Counter = field(default_factory=Counter)
-    skip_examples: dict[str, list[str]] = field(default_factory=dict)
-    parse_errors: int = 0
-    parse_error_examples: list[str] = field(default_factory=list)
-    parsed: int = 0
-    reused: int = 0
-    removed: int = 0
-    elapsed_ms: float = 0.0
-    cache: str | None = None
-    warnings: list[str] = field(default_factory=list)
-    # Which budget left files out of the index ("files", "bytes", "seconds"), or None.
-    truncated: str | None = None
-
-
 class Index:
     """All indexed knowledge about one workspace root."""
 
     def __init__(self, root: Path | str, *, cache_root: Path | None = None, use_cache: bool = True,
-                 admission: Admission = DEFAULT_ADMISSION, budget: IndexBudget = IndexBudget()) -> None:
+                 admission: Admission = DEFAULT_ADMISSION, budget: IndexBudget = DEFAULT_BUDGET) -> None:
         self.root = Path(root).resolve()
         self.budget = budget
         # What may be indexed: the walk, the disk events and the editor's buffers all ask it.

@@ -11,7 +11,7 @@ from pathlib import Path
 from rag_lsp.completion.snippets import CompletionAnswer
 from rag_lsp.features.lookup import LookupAnswer
 from rag_lsp.features.status import Status
-from rag_lsp.index.root_index import IndexStats
+from rag_lsp.index.index_records import IndexStats
 from rag_lsp.retrieval.answer import ContextAnswer
 
 

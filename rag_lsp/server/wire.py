@@ -23,7 +23,7 @@ from rag_lsp.completion.snippets import CompletionAnswer
 from rag_lsp.features.lenses import UsageCounts
 from rag_lsp.features.lookup import LookupAnswer
 from rag_lsp.features.status import Status
-from rag_lsp.index.root_index import IndexStats
+from rag_lsp.index.index_records import IndexStats
 from rag_lsp.index.symbol_provider import ServerNote
 from rag_lsp.index.vectors.embedding import VectorStatus
 from rag_lsp.langservers.spec import ServerStatus

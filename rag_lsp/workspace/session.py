@@ -24,7 +24,8 @@ from rag_lsp.gc_pause import tune_for_answers
 from rag_lsp.index.admission import Admission
 from rag_lsp.index.cache import default_cache_root
 from rag_lsp.index.file_bm25 import prepare as prepare_file_table
-from rag_lsp.index.root_index import Index, IndexBudget, IndexStats
+from rag_lsp.index.index_records import IndexBudget, IndexStats
+from rag_lsp.index.root_index import Index
 from rag_lsp.index.symbol_provider import IndexSymbolProvider, SymbolProvider
 from rag_lsp.index.tables import WorkspaceTables, workspace_tables
 from rag_lsp.index.vectors.embedding import VectorIndex

@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 from conftest import write_tree
 
+from rag_lsp.index.index_records import IndexBudget
 from rag_lsp.index.parsing.parse import blob_id
-from rag_lsp.index.root_index import Index, IndexBudget
+from rag_lsp.index.root_index import Index
 from rag_lsp.index.store.chunk_layout import Layout
 from rag_lsp.index.terms import tokenize
 from rag_lsp.model import Chunk
