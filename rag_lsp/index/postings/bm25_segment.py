@@ -204,11 +204,13 @@ def _build(terms: list[str], postings: list[np.ndarray], doc_ids: np.ndarray,
     rows = len(doc_ids)
     term_ptr = np.zeros(len(terms) + 1, dtype=np.int64)
     np.cumsum(used, out=term_ptr[1:])
-    # Term-major order: one int64 key per posting (a plain argsort of int64 beats lexsort).
+    # Term-major order: one int64 key per posting (a plain argsort of int64 beats lexsort). A (term, row) pair is
+    # one posting, so the keys are distinct and any sort gives the one order: numpy's default sort needs no
+    # buffer beside its result, as the stable one does (nineteen copies of Django: cold peak 3.64 → 3.59 GB).
     key = term_of.astype(np.int64)
     key *= max(rows, 1)
     key += row_of
-    by_term = np.argsort(key, kind="stable")
+    by_term = np.argsort(key)
     del key
     post_doc = row_of[by_term]
     del row_of
