@@ -44,21 +44,22 @@ WORKERS_AHEAD_BYTES = 32 << 20
 
 
 def analyse_in(pool: ProcessPoolExecutor, work: Iterator[tuple[str, str, str, int]]) -> Iterator[tuple[str, bytes]]:
-    """``analyse_encoded`` of each ``(path, text, blob, size)`` of ``work`` in the pool's workers, in order;
-    ``work`` is read only as far as ``WORKERS_AHEAD_BYTES`` of files (by their ``size``) past what has been
-    returned."""
+    """``analyse_encoded`` of each ``(path, text, blob, size)`` of ``work`` in the pool's workers, in order, each
+    result as soon as it and those before it are done; ``work`` is read only as far as ``WORKERS_AHEAD_BYTES``
+    of files (by their ``size``) past what has been returned."""
     pending: deque[tuple[Future[list[tuple[str, bytes]]], int]] = deque()
     ahead = 0
     while chunk := list(islice(work, WORKER_CHUNK)):
         size = sum(item[3] for item in chunk)
         pending.append((pool.submit(_analyse_each, [item[:3] for item in chunk]), size))
         ahead += size
-        while ahead >= WORKERS_AHEAD_BYTES:
+        # Waiting only when the bound is reached, and otherwise not holding what is done.
+        while pending and (ahead >= WORKERS_AHEAD_BYTES or pending[0][0].done()):
             future, size = pending.popleft()
             ahead -= size
             yield from future.result()
-    for future, _ in pending:
-        yield from future.result()
+    while pending:
+        yield from pending.popleft()[0].result()
 
 
 def _analyse_each(chunk: list[tuple[str, str, str]]) -> list[tuple[str, bytes]]:
