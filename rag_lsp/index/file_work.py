@@ -55,27 +55,27 @@ def analyse_in(pool: ProcessPoolExecutor, work: Iterator[tuple[str, str, str, in
         ahead += size
         # Waiting only when the bound is reached, and otherwise not holding what is done.
         while pending and (ahead >= WORKERS_AHEAD_BYTES or pending[0][0].done()):
-            future, size = pending.popleft()
-            ahead -= size
+            future, returned = pending.popleft()
+            ahead -= returned
             yield from future.result()
     while pending:
         yield from pending.popleft()[0].result()
 
 
 def _analyse_each(chunk: list[tuple[str, str, str]]) -> list[tuple[str, bytes]]:
-    """A worker's task: ``analyse_encoded`` of each file of a chunk."""
-    return [analyse_encoded(work) for work in chunk]
+    """A worker's task: ``analyse_encoded`` of each ``(path, text, blob)`` of a chunk."""
+    return [analyse_encoded(*work) for work in chunk]
 
 
-def analyse_encoded(work: tuple[str, str, str]) -> tuple[str, bytes]:
-    """``analyse`` of ``(path, text, blob)`` in a worker process: the blob id and the cache's payload of the result.
+def analyse_encoded(path: str, text: str, blob: str) -> tuple[str, bytes]:
+    """``analyse`` in a worker process: the blob id and the cache's payload of the result.
 
     The payload (plain lists and strings, ``cache.encode``) is what the main
     process stores in the cache anyway; sent back instead of the objects, it
     is pickled and unpickled as one string, and the main process only decodes
     it (a cold index of Django sent 74 MB of pickled objects).
     """
-    parsed, tokens = analyse(*work)
+    parsed, tokens = analyse(path, text, blob)
     return parsed.blob_id, encode(parsed, tokens)
 
 

@@ -339,8 +339,8 @@ class Index:
                         stamps.append((path, size, mtime))
                         yield path, text, blob, size
 
-                def decoded(started: ProcessPoolExecutor) -> Iterator[CachedFile]:
-                    for blob, payload in analyse_in(started, handed()):
+                def decoded(workers: ProcessPoolExecutor) -> Iterator[CachedFile]:
+                    for blob, payload in analyse_in(workers, handed()):
                         path, size, mtime = stamps.popleft()
                         yield decode(path, blob, size, mtime, payload)
 
@@ -353,13 +353,14 @@ class Index:
             for entry in results:
                 batch.append(entry)
                 if len(batch) >= REFRESH_BATCH:
-                    done = self._install_batch(batch, done, total, progress)
+                    # The files refused as they were read count as done, as those refused before.
+                    self._install_batch(batch, done + installed + len(refused), total, progress)
                     installed += len(batch)
                     batch = []
                     if deadline is not None and time.perf_counter() > deadline:
                         break
             else:
-                self._install_batch(batch, done, total, progress)
+                self._install_batch(batch, done + installed + len(refused), total, progress)
                 installed += len(batch)
         finally:
             # Before the save that follows: the workers hold some 50 MB each, and the save's merge is the peak.
@@ -395,16 +396,15 @@ class Index:
                 pending, self._bulk = self._bulk, None
                 self.bm25.add_many(pending.items())
 
-    def _install_batch(self, batch: list[CachedFile], done: int, total: int, progress: Progress | None) -> int:
+    def _install_batch(self, batch: list[CachedFile], done: int, total: int, progress: Progress | None) -> None:
+        """Install parsed files, store them in the cache and report ``done`` files before them as done, and them."""
         with self._bulk_install():
             for entry in batch:
                 self._install(entry.parsed, entry.tokens, entry.size, entry.mtime_ns)
         self._store(batch)
         self._spill_if_large()
-        done += len(batch)
         if progress:
-            progress(done, total)
-        return done
+            progress(done + len(batch), total)
 
     def _store(self, batch: list[CachedFile]) -> None:
         if self.cache and batch:

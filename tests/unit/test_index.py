@@ -181,7 +181,10 @@ def test_parallel_parse_equals_serial(tmp_path, monkeypatch):
     # Read only when its turn to be parsed comes, and refused then.
     (root / "pkg" / "packed.py").write_bytes(b"\x00\x01\x02 not text")
     pooled = Index(root, use_cache=False)
-    pooled_stats = pooled.refresh()
+    reported: list[tuple[int, int]] = []
+    pooled_stats = pooled.refresh(progress=lambda done, total: reported.append((done, total)))
+    # Every walked file is done at the end, the one refused as it was read included.
+    assert reported[-1] == (82, 82) and reported == sorted(reported)
     monkeypatch.setattr("rag_lsp.index.root_index.POOL_THRESHOLD", 10_000)
     serial = Index(root, use_cache=False)
     serial_stats = serial.refresh()

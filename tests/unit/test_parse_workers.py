@@ -27,7 +27,7 @@ def test_parse_workers_do_not_run_the_main_script_again(tmp_path):
             os.cpu_count = lambda: 2
             main = sys.modules["__main__"]
             pool = start_workers()
-            found = pool.submit(analyse_encoded, ("a.py", "def f():\\n    return 1\\n", "0" * 40)).result()
+            found = pool.submit(analyse_encoded, "a.py", "def f():\\n    return 1\\n", "0" * 40).result()
             pool.shutdown()
             assert sys.modules["__main__"] is main
             assert found[0] == "0" * 40 and found[1]
