@@ -299,11 +299,10 @@ class Index:
             # Nothing to compare its bytes with: read when it is parsed (``_read``), so that the texts of a first
             # index are not all held at once.
             return "parse", walked
-        loaded = load(walked, self.admission, walk_stats)
-        if loaded.text is None or loaded.data is None:
-            self._remember_rejection(walked, loaded.skip, rejected)
+        work = self._loaded(walked, walk_stats)
+        if work is None:
             return "skipped", None
-        blob = blob_id(loaded.data)
+        blob = work[2]
         if known and known.blob_id == blob:
             # Touched, not changed: only the stamp is new.
             known.size, known.mtime_ns = walked.size, walked.mtime_ns
@@ -313,8 +312,7 @@ class Index:
             return "reused", None
         if stamp and stamp[0] == blob and self._install_cached(walked.path, blob, walked.size, walked.mtime_ns):
             return "reused", None
-        # The bytes are not kept: the blob id is all the parse needs of them (Django: 33 MB of a cold index).
-        return "parse", (walked.path, loaded.text, blob, walked.size, walked.mtime_ns)
+        return "parse", work
 
     def _parse_all(self, work: list[_Work | WalkedFile], done: int, total: int, progress: Progress | None,
                    deadline: float | None, started: ProcessPoolExecutor | None,
@@ -369,17 +367,24 @@ class Index:
         return installed, refused
 
     def _read(self, item: _Work | WalkedFile, walk_stats: WalkStats, refused: list[str]) -> _Work | None:
-        """A file to parse with its text and blob id, read now if ``_refresh_one`` left it unread; None (and its
-        path added to ``refused``) when the content rules refuse it, which is remembered as when read there."""
+        """A file to parse with its text and blob id, read now (``_loaded``) if ``_refresh_one`` left it unread;
+        None, its path added to ``refused``, when the content rules refuse it."""
         if not isinstance(item, WalkedFile):
             return item
-        loaded = load(item, self.admission, walk_stats)
+        work = self._loaded(item, walk_stats)
+        if work is None:
+            refused.append(item.path)
+        return work
+
+    def _loaded(self, walked: WalkedFile, walk_stats: WalkStats) -> _Work | None:
+        """A walked file read as work to parse, or None when the content rules refuse it, which is remembered.
+        The bytes are not kept: the blob id is all the parse needs of them (Django: 33 MB of a cold index)."""
+        loaded = load(walked, self.admission, walk_stats)
         if loaded.text is None or loaded.data is None:
             with self.lock:
-                self._remember_rejection(item, loaded.skip, self.rejected.get(item.path))
-            refused.append(item.path)
+                self._remember_rejection(walked, loaded.skip, self.rejected.get(walked.path))
             return None
-        return item.path, loaded.text, blob_id(loaded.data), item.size, item.mtime_ns
+        return walked.path, loaded.text, blob_id(loaded.data), walked.size, walked.mtime_ns
 
     @contextmanager
     def _bulk_install(self) -> Iterator[None]:
