@@ -7,13 +7,13 @@ import re
 import shutil
 import subprocess
 from dataclasses import replace
-from types import SimpleNamespace
 
 import pytest
 from conftest import write_tree
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rag_lsp.index.enclosing import ON_IMPORT, TOP_LEVEL, innermost_by_scan, outline, owners
 from rag_lsp.index.root_index import Index
 from rag_lsp.index.symbol_provider import IndexSymbolProvider
 from rag_lsp.index.tables import workspace_tables
@@ -22,7 +22,6 @@ from rag_lsp.retrieval.answer import ContextRequest
 from rag_lsp.retrieval.bundle.classify import classify
 from rag_lsp.retrieval.bundle.prompt_block import prompt_block
 from rag_lsp.retrieval.bundle.provenance import CheckoutWatch, read_checkout
-from rag_lsp.retrieval.bundle.relations import _innermost, _outline
 from rag_lsp.retrieval.bundle.sufficiency import sufficiency
 from rag_lsp.retrieval.bundle.templates import RELATION_SECTIONS, TASK_TYPES, Template, task_table, template
 from rag_lsp.retrieval.bundle.tokenizers import tokenizer
@@ -450,6 +449,55 @@ def test_callers_kept_across_answers_follow_an_edit_of_the_using_file(tmp_path):
     assert callers(index, kept) == callers(fresh, {}) == [("b.py", "LOUD")]
 
 
+_CALLING = {
+    "core.py": "import util\nfrom util import clean\n\n\nclass Form:\n    def clean(self):\n        return clean(self)\n\n"
+               "    class Meta:\n        def clean(self):\n            clean(1)\n            return clean(2)\n\n\n"
+               "def clean_all(forms):\n    for form in forms:\n        form.clean()\n    clean(3)\n\n\nclean(4)\n",
+    "util.py": "def clean(value):\n    return value\n\n\ndef helper(value):\n    return clean(clean(value))\n\n\n"
+               "def helper(value):\n    return clean(value)\n",
+    "views.py": "from core import Form, clean_all\nfrom util import clean, helper\n\nVALUE = clean(helper(1))\n\n\n"
+                "class View:\n    def post(self, form):\n        clean_all([form])\n        return helper(form.clean())\n",
+    "web/app.js": "import { clean } from './clean.js';\n\nexport function post(value) {\n  return clean(value);\n}\n"
+                  "class App {\n  run(value) { return post(clean(value)); }\n}\nclean(0);\n",
+    "web/clean.js": "export function clean(value) {\n  return value.trim();\n}\n",
+    "late.py": "from util import clean; clean(0)\n\n\ndef later():\n    return clean(1)\n",
+}
+
+
+def _all_callers(index: Index) -> dict:
+    from rag_lsp.retrieval.bundle.relations import _callers
+
+    provider = IndexSymbolProvider(index, workspace_tables(index))
+    return {(d.path, d.qualname, d.start_line): _callers(index, provider, d, provider.references(d), {})
+            for path in sorted(index.files) for d in index.symbols.in_file(path)}
+
+
+def test_callers_read_from_the_snapshots_columns_are_those_of_the_objects(tmp_path):
+    # A warm index reads a name's callers in its stored files from the references' owners; they are the callers
+    # an index without a snapshot finds line by line: nested definitions, namesakes, import lines, the top level,
+    # a definition's own file. After an edit the edited file is read from its objects, the rest from the columns.
+    root = write_tree(tmp_path / "ws", _CALLING)
+    Index(root).refresh()
+    warm = Index(root)
+    warm.refresh()
+    stored = warm.references.stored
+    assert stored is not None and all(warm.references.is_stored(path) for path in _CALLING)
+    assert stored.first_uses("clean")["core.py"] == [(7, 1), (11, 3), (17, 4), (21, TOP_LEVEL)]
+    # A use on an import statement's line is no use.
+    assert stored.first_uses("clean")["late.py"] == [(5, 0)] and ON_IMPORT in stored.columns()[4]
+    fresh = Index(write_tree(tmp_path / "fresh", _CALLING), use_cache=False)
+    fresh.refresh()
+    expected = _all_callers(fresh)
+    assert sum(map(len, expected.values())) > 20
+    assert _all_callers(warm) == expected
+    edited = _CALLING["views.py"].replace("VALUE = clean(helper(1))", "VALUE = helper(1)\nOTHER = clean(2)")
+    warm.set_file("views.py", edited)
+    assert not warm.references.is_stored("views.py")
+    fresh = Index(write_tree(tmp_path / "edited", {**_CALLING, "views.py": edited}), use_cache=False)
+    fresh.refresh()
+    assert _all_callers(warm) == _all_callers(fresh)
+
+
 @pytest.mark.parametrize("name", ["cl100k", "estimate"])
 def test_remembered_counts_are_the_tokenizers_own(name, monkeypatch):
     # Counts are kept by text across answers, at most COUNTS_KEPT of them per encoding, and asked again (by
@@ -476,23 +524,28 @@ _SPANS = st.lists(st.tuples(st.integers(1, 40), st.integers(0, 15), st.sampled_f
 
 
 @settings(max_examples=300, deadline=None)
-@given(_SPANS)
-def test_a_lines_innermost_definition_is_what_painting_the_file_outermost_first_leaves_on_it(spans):
+@given(_SPANS, st.sets(st.integers(0, 59), max_size=6))
+def test_a_lines_innermost_definition_is_what_painting_the_file_outermost_first_leaves_on_it(spans, imports):
     # A caller is the innermost definition around a use. The outline finds it without painting the file's lines:
     # the same definition as painting each definition's lines in (first line, -last line, qualified name) order,
     # over nested, overlapping, tied and duplicate spans.
     definitions = [Definition(qualname.rpartition(".")[2], qualname, "function", "a.py", start, start + length, 0, 0)
                    for start, length, qualname in spans]
-    outline = _outline(SimpleNamespace(symbols=SimpleNamespace(in_file=lambda path: definitions)), "a.py")
+    shape = outline(definitions)
     painted = [-1] * 60
-    for number, definition in enumerate(outline.definitions):
+    for number, definition in enumerate(shape.definitions):
         for line in range(definition.start_line, definition.end_line + 1):
             painted[line] = number
-    assert sorted(outline.definitions, key=lambda d: (d.start_line, -d.end_line, d.qualname)) == outline.definitions
-    assert sorted(outline.definitions) == sorted(definitions)
-    assert [outline.innermost(line) for line in range(60)] == painted
+    assert sorted(shape.definitions, key=lambda d: (d.start_line, -d.end_line, d.qualname)) == shape.definitions
+    assert sorted(shape.definitions) == sorted(definitions)
+    assert [shape.innermost(line) for line in range(60)] == painted
     # A file with few uses is scanned instead of outlined: the same definition, the very object.
-    scanned = [_innermost(definitions, line) for line in range(60)]
+    scanned = [innermost_by_scan(definitions, line) for line in range(60)]
     assert [definitions[n] if n >= 0 else None for n in scanned] == \
-        [outline.definitions[n] if n >= 0 else None for n in painted]
-    assert all(definitions[n] is outline.definitions[m] for n, m in zip(scanned, painted) if n >= 0)
+        [shape.definitions[n] if n >= 0 else None for n in painted]
+    assert all(definitions[n] is shape.definitions[m] for n, m in zip(scanned, painted) if n >= 0)
+    # The owners the snapshot stores beside references: that definition's position in the file's list (the scan's),
+    # the top level outside every definition, and no owner on an import line.
+    lines = [line for line in range(60) for _ in range(line % 3)]
+    assert owners(definitions, imports, lines) == [ON_IMPORT if line in imports else scanned[line]
+                                                   if scanned[line] >= 0 else TOP_LEVEL for line in lines]

@@ -6,6 +6,7 @@ import threading
 import numpy as np
 from conftest import write_tree
 
+from rag_lsp.index.enclosing import ON_IMPORT, TOP_LEVEL
 from rag_lsp.index.parsing.parse import parse_file
 from rag_lsp.index.root_index import Index
 from rag_lsp.index.store.reference_table import ReferenceMap, StoredReferences
@@ -24,7 +25,8 @@ def stored(files: dict[str, list[Reference]]) -> StoredReferences:
     strings = sorted({r.name for refs in files.values() for r in refs} | {r.kind for refs in files.values() for r in refs})
     number = {s: i for i, s in enumerate(strings)}
     rows = [(i, number[r.name], r.line, number[r.kind]) for i, refs in enumerate(files.values()) for r in refs]
-    return StoredReferences(np.array(rows, dtype=np.int64).reshape(-1, 4), strings, list(files))
+    return StoredReferences(np.array(rows, dtype=np.int64).reshape(-1, 4), np.full(len(rows), TOP_LEVEL, dtype=np.int32),
+                            strings, list(files))
 
 
 def test_stored_references_answer_what_the_lists_say():
@@ -115,3 +117,27 @@ def test_a_save_serves_the_references_from_the_new_snapshot(tmp_path):
     assert not index.references.is_stored("m.py")
     index.save()
     assert index.references.is_stored("m.py") and [r.name for r in index.references["m.py"]] == ["h"]
+
+
+def test_first_uses_are_each_owners_lowest_line_per_file_without_import_lines():
+    # Rows of a file in any line order; a line's owner is one (as the enclosing definition is), some on import
+    # lines. Each file's first uses: per owner its lowest line, in line order, files in the snapshot's order.
+    rng = np.random.default_rng(11)
+    files = {f"f{number:02}.py": [Reference(f"name{int(rng.integers(0, 4))}", f"f{number:02}.py", int(rng.integers(1, 90)))
+                                  for _ in range(int(rng.integers(0, 25)))]
+             for number in range(30)}
+    strings = [f"name{i}" for i in range(4)] + ["call"]
+    rows = [(i, strings.index(r.name), r.line, 4) for i, refs in enumerate(files.values()) for r in refs]
+    owner_of = {line: ON_IMPORT if line % 11 == 0 else TOP_LEVEL if line % 7 == 0 else line // 10 for line in range(90)}
+    owners = np.array([owner_of[line] for _, _, line, _ in rows], dtype=np.int32)
+    table = StoredReferences(np.array(rows, dtype=np.int64).reshape(-1, 4), owners, strings, list(files))
+    for name in strings[:4]:
+        expected = {}
+        for path, refs in files.items():
+            firsts: dict[int, int] = {}
+            for line in sorted(r.line for r in refs if r.name == name and owner_of[r.line] != ON_IMPORT):
+                firsts.setdefault(owner_of[line], line)
+            if firsts:
+                expected[path] = sorted((line, owner) for owner, line in firsts.items())
+        assert table.first_uses(name) == expected
+        assert list(table.first_uses(name)) == list(expected)

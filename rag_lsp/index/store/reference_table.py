@@ -3,8 +3,9 @@
 A warm start of Django used to build all 178,000 references as objects (19 MB, a twentieth of a second) and the
 lookup tables then walked all of them to learn which files use which name. Most are never read: a question
 reads the uses of a few dozen names and the references of a few files. So the references a snapshot holds
-stay columns (file, name, line, kind as numbers into the snapshot's string table), and a file's references
-are made when asked for; a name's uses are read from the columns in one pass.
+stay columns (file, name, line, kind as numbers into the snapshot's string table, and the owner: the definition
+enclosing the line, ``index/enclosing.py``), and a file's references are made when asked for; a name's uses, and
+its first use by each definition of each file (its callers), are read from the columns in one pass.
 
 Files installed after the snapshot (edits, files found by a refresh) are kept as lists, as before, and hide
 the snapshot's rows of the same file; a removed file hides them too (``stored_map.py``).
@@ -19,6 +20,7 @@ from itertools import pairwise, repeat
 
 import numpy as np
 
+from rag_lsp.index.enclosing import ON_IMPORT
 from rag_lsp.index.store.stored_map import StoredMap
 from rag_lsp.model import Reference
 
@@ -28,13 +30,16 @@ _make = partial(tuple.__new__, Reference)
 class StoredReferences:
     """A snapshot's references as columns, one row per reference, the rows of a file together."""
 
-    def __init__(self, rows: np.ndarray, strings: Sequence[str], paths: Sequence[str]) -> None:
+    def __init__(self, rows: np.ndarray, owners: np.ndarray, strings: Sequence[str], paths: Sequence[str]) -> None:
         """``rows`` is (file number, name, line, kind) per reference, with names and kinds numbers into
-        ``strings`` and files into ``paths``; the caller checked the ranges and that files do not decrease."""
+        ``strings`` and files into ``paths``, and ``owners`` each one's owner (``enclosing.owners``: a position
+        among its file's definitions, ``TOP_LEVEL`` or ``ON_IMPORT``); the caller checked the ranges and that
+        files do not decrease."""
         self._files = rows[:, 0]
         self._names = rows[:, 1]
         self._lines = rows[:, 2]
         self._kinds = rows[:, 3]
+        self._owners = owners
         self._strings = strings
         self.paths = tuple(paths)
         bounds = np.searchsorted(self._files, np.arange(len(paths) + 1)).tolist()
@@ -49,10 +54,10 @@ class StoredReferences:
     def __len__(self) -> int:
         return len(self._names)
 
-    def columns(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, Sequence[str]]:
-        """Every row's file (a number into ``paths``), name, line and kind (numbers into the strings), and the
-        strings: what the next snapshot copies in bulk."""
-        return self._files, self._names, self._lines, self._kinds, self._strings
+    def columns(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, Sequence[str]]:
+        """Every row's file (a number into ``paths``), name, line, kind (numbers into the strings) and owner, and
+        the strings: what the next snapshot copies in bulk."""
+        return self._files, self._names, self._lines, self._kinds, self._owners, self._strings
 
     def holds(self, path: str) -> bool:
         """Whether the snapshot has references of ``path``."""
@@ -89,6 +94,33 @@ class StoredReferences:
         for start, end in pairwise(bounds):
             path = paths[int(files[start])]
             found[path] = [_make((name, path, lines[i], strings[kinds[i]])) for i in range(start, end)]
+        return found
+
+    def first_uses(self, name: str) -> dict[str, list[tuple[int, int]]]:
+        """Each file's first use of ``name`` by each of its owners (a definition, or the top level), as (line,
+        owner) in line order, files in the snapshot's order; uses on import lines are not uses. What a
+        question's callers of a popular name read from thousands of files, in a few array operations."""
+        rows = self._rows_of(name)
+        if rows is None or not len(rows):
+            return {}
+        owners = self._owners[rows]
+        rows = rows[owners != ON_IMPORT]
+        files, owners, lines = self._files[rows], self._owners[rows], self._lines[rows]
+        # Each (file, owner)'s rows together, lowest line first; the first row of each is its first use.
+        order = np.lexsort((lines, owners, files))
+        files, owners, lines = files[order], owners[order], lines[order]
+        first = np.ones(len(order), dtype=bool)
+        first[1:] = (files[1:] != files[:-1]) | (owners[1:] != owners[:-1])
+        files, owners, lines = files[first], owners[first], lines[first]
+        # A line has one owner, so (file, line) orders the first uses of each file without ties.
+        order = np.lexsort((lines, files))
+        found: dict[str, list[tuple[int, int]]] = {}
+        paths = self.paths
+        for file, line, owner in zip(files[order].tolist(), lines[order].tolist(), owners[order].tolist()):
+            uses = found.get(paths[file])
+            if uses is None:
+                uses = found[paths[file]] = []
+            uses.append((line, owner))
         return found
 
     def files_of(self, name: str) -> list[str]:

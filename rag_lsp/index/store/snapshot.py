@@ -9,7 +9,8 @@ stored here in the form it is used in, so that loading is reading arrays:
 - chunks: columns and their text (read from the mapped file when a chunk is
   asked for, never all at once);
 - the BM25 segment (``postings/bm25_segment.py``) with its vocabulary;
-- definitions and references as columns, and each file's imports as a record
+- definitions and references as columns (each reference with the definition
+  enclosing it, ``enclosing.py``), and each file's imports as a record
   of its own (definitions built into objects at load: the symbol table reads
   them all; references and imports stay in the snapshot, made into objects a
   file at a time when asked for, ``reference_table.py``, ``import_table.py``);
@@ -37,6 +38,7 @@ from typing import TYPE_CHECKING, BinaryIO
 
 import numpy as np
 
+from rag_lsp.index import enclosing
 from rag_lsp.index.postings.bm25_segment import ARRAY_NAMES, FrozenSegment
 from rag_lsp.index.store import import_table
 from rag_lsp.index.store.chunk_table import StoredChunks
@@ -49,7 +51,7 @@ from rag_lsp.model import Chunk, Definition, Import
 if TYPE_CHECKING:
     from rag_lsp.index.root_index import Index
 
-FORMAT = 5
+FORMAT = 6
 
 
 @dataclass(slots=True)
@@ -224,11 +226,18 @@ def _save_uses(index: Index, paths: list[str], strings: _Strings, writer: Snapsh
     found through their lengths. What the files still hold from the last snapshot is copied from it in bulk,
     not made into objects and back."""
     references = index.references
-    own = [(number, strings(r.name), r.line, strings(r.kind)) for number, path in enumerate(paths)
-           if not references.is_stored(path) for r in references.get(path, ())]
+    own: list[tuple[int, int, int, int]] = []
+    owners: list[int] = []
+    for number, path in enumerate(paths):
+        found = references.get(path, ()) if not references.is_stored(path) else ()
+        if found:
+            own.extend((number, strings(r.name), r.line, strings(r.kind)) for r in found)
+            owners.extend(enclosing.owners(index.symbols.in_file(path), index.imports.lines_of(path),
+                                           [r.line for r in found]))
     rows = np.array(own, dtype=np.int64).reshape(-1, 4)
+    owner_column = np.array(owners, dtype=np.int32)
     if references.stored is not None:
-        files, names, lines, kinds, table = references.stored.columns()
+        files, names, lines, kinds, stored_owners, table = references.stored.columns()
         number = {path: position for position, path in enumerate(paths)}
         renumber = np.array([number.get(path, -1) if references.is_stored(path) else -1
                              for path in references.stored.paths], dtype=np.int64)
@@ -236,9 +245,12 @@ def _save_uses(index: Index, paths: list[str], strings: _Strings, writer: Snapsh
         copied = np.column_stack([renumber[files[held]], _renumbered(strings, table, names[held]), lines[held],
                                   _renumbered(strings, table, kinds[held])])
         rows = np.concatenate([rows, copied])
+        owner_column = np.concatenate([owner_column, stored_owners[held]])
         # A file's rows together, files in path order, each file's in its own order.
-        rows = rows[np.argsort(rows[:, 0], kind="stable")]
+        order = np.argsort(rows[:, 0], kind="stable")
+        rows, owner_column = rows[order], owner_column[order]
     writer.array("references", rows.ravel())
+    writer.array("reference_owners", owner_column)
     stored_imports = index.imports.stored
     imports = [stored_imports.record(path) if stored_imports is not None and index.imports.is_stored(path)
                else _encoded_imports(index.imports.get(path)) for path in paths]
@@ -399,9 +411,12 @@ def _load_references(source: SnapshotFile, strings: list[str], paths: list[str])
     found = source.array("references")
     _require(len(found) % 4 == 0, "reference columns")
     found = found.reshape(-1, 4)
+    owners = source.array("reference_owners")
     _require(_within(found[:, 0], len(paths)) and _within(found[:, [1, 3]], len(strings))
-             and (len(found) < 2 or bool(np.all(np.diff(found[:, 0]) >= 0))), "references")
-    return StoredReferences(found, strings, paths)
+             and (len(found) < 2 or bool(np.all(np.diff(found[:, 0]) >= 0)))
+             and len(owners) == len(found) and _within(owners, np.iinfo(np.int32).max, enclosing.ON_IMPORT),
+             "references")
+    return StoredReferences(found, owners, strings, paths)
 
 
 def _runs(numbers: np.ndarray) -> Iterator[tuple[int, int]]:

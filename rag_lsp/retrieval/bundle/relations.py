@@ -13,15 +13,14 @@ only the top ``RELATED_ENTITIES`` definitions get tests, documents and configura
 from __future__ import annotations
 
 import weakref
-from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from itertools import accumulate
 
+from rag_lsp.index.enclosing import TOP_LEVEL, Outline, innermost_by_scan, outline
 from rag_lsp.index.root_index import Index
 from rag_lsp.index.store.per_file import PerFile
-from rag_lsp.index.symbol_provider import SymbolProvider
+from rag_lsp.index.symbol_provider import PATTERNS, SymbolProvider
 from rag_lsp.index.terms import tokenize
 from rag_lsp.model import CLASS_LIKE_KINDS, Definition, Reference
 from rag_lsp.path_kinds import is_prose_path, is_test_path
@@ -135,36 +134,11 @@ def gather(index: Index, placed: Sequence[Placed], provider: SymbolProvider, tem
     return gathered
 
 
-@dataclass(frozen=True, slots=True)
-class _Outline:
-    """A file's definitions in (first line, -last line, qualified name) order, their first lines, and for each
-    position the last line any definition up to it reaches."""
-
-    definitions: list[Definition]
-    starts: list[int]
-    reach: list[int]
-
-    def innermost(self, line: int) -> int:
-        """The position of the innermost definition around ``line`` (-1 for none): of those covering it, the last
-        in this order, which a painting of the file's lines, outermost first, would leave on it. Only the
-        definitions beginning at or before the line are looked at, from the last, and none once no earlier
-        one reaches it."""
-        position = bisect_right(self.starts, line) - 1
-        definitions, reach = self.definitions, self.reach
-        while position >= 0 and reach[position] >= line:
-            if definitions[position].end_line >= line:
-                return position
-            position -= 1
-        return -1
-
-
-def _outline(index: Index, path: str) -> _Outline:
-    """A file's ``_Outline``: a popular definition has thousands of references, and scanning its file's
+def _outline(index: Index, path: str) -> Outline:
+    """A file's ``Outline``: a popular definition has thousands of references, and scanning its file's
     definitions for each was most of a bundle's cost; painting every line of each referencing file with its
     innermost definition cost a first question a hundred files' lines, where a file's uses are a few lines."""
-    definitions = sorted(index.symbols.in_file(path), key=lambda d: (d.start_line, -d.end_line, d.qualname))
-    return _Outline(definitions, [d.start_line for d in definitions],
-                    list(accumulate((d.end_line for d in definitions), max)))
+    return outline(index.symbols.in_file(path))
 
 
 # Files whose outlines are kept between questions (per index).
@@ -200,7 +174,10 @@ def _callers(index: Index, provider: SymbolProvider, definition: Definition, ref
     """One caller per definition (or file's top level) that uses ``definition``, at its first use, in path and
     line order; import statements and the definition's own lines are not uses (its own file's uses are read
     afresh: its own lines are another definition's uses)."""
-    _, everyone, spans = _everyone(index, provider, references, resolved)
+    # The patterns' references of a definition are its name's uses, which the snapshot's columns hold with
+    # their owners; a language server's are its own.
+    stored_name = definition.name if provider.reference_source(definition) == PATTERNS else None
+    _, everyone, spans = _everyone(index, provider, references, resolved, stored_name)
     own = spans.get(definition.path)
     if own is None:
         return everyone
@@ -212,9 +189,11 @@ def _callers(index: Index, provider: SymbolProvider, definition: Definition, ref
 
 
 def _everyone(index: Index, provider: SymbolProvider, references: dict[str, list[Reference]],
-              resolved: Resolved) -> Everyone:
+              resolved: Resolved, stored_name: str | None) -> Everyone:
     """Every file's callers of ``references`` in path order, no file being the definition's own, and each
-    file's place in that list."""
+    file's place in that list. With ``stored_name`` (``references`` are that name's uses, as the index holds
+    them) the files whose references are still the snapshot's are read from its columns
+    (``StoredReferences.first_uses``); the others are looked up line by line."""
     kept = _EVERYONE.get(index)
     if kept is None:
         kept = _EVERYONE[index] = {}
@@ -223,16 +202,22 @@ def _everyone(index: Index, provider: SymbolProvider, references: dict[str, list
         return known
     everyone: list[Caller] = []
     spans: dict[str, tuple[int, int]] = {}
+    stored = index.references.stored if stored_name is not None else None
+    columns = stored.first_uses(stored_name) if stored is not None and stored_name is not None else {}
     for path in sorted(references):
-        uses = references[path]
-        entry = index.files.get(path)
-        found = resolved.get((path, id(uses)))
-        if found is None or found[0] is not uses or found[1] is not entry:
-            found = resolved[(path, id(uses))] = (uses, entry, _first_uses(index, provider, path, uses, None))
-            if len(resolved) > RESOLVED_KEPT:
-                del resolved[next(iter(resolved))]
+        firsts = (_stored_first_uses(index, path, columns.get(path, []))
+                  if stored is not None and index.references.is_stored(path) else None)
+        if firsts is None:
+            uses = references[path]
+            entry = index.files.get(path)
+            found = resolved.get((path, id(uses)))
+            if found is None or found[0] is not uses or found[1] is not entry:
+                found = resolved[(path, id(uses))] = (uses, entry, _first_uses(index, provider, path, uses, None))
+                if len(resolved) > RESOLVED_KEPT:
+                    del resolved[next(iter(resolved))]
+            firsts = found[2]
         start = len(everyone)
-        everyone.extend(_per_file(path, found[2]))
+        everyone.extend(_per_file(path, firsts))
         spans[path] = (start, len(everyone))
     known = kept[id(references)] = (references, everyone, spans)
     if len(kept) > CALLERS_KEPT:
@@ -249,6 +234,16 @@ def _per_file(path: str, firsts: list[tuple[int, str, str]]) -> list[Caller]:
     return list(found.values())
 
 
+def _stored_first_uses(index: Index, path: str, owned: list[tuple[int, int]]) -> list[tuple[int, str, str]] | None:
+    """A stored file's first uses as ``_first_uses`` gives them, from its (line, owner) pairs; None when an owner
+    is not one of the file's definitions (a damaged snapshot: the file is then looked up line by line)."""
+    definitions = index.symbols.in_file(path)
+    if any(owner >= len(definitions) for _, owner in owned):
+        return None
+    return [(line, definitions[owner].qualname, definitions[owner].kind) if owner != TOP_LEVEL else
+            (line, f"{path} (top level)", "code") for line, owner in owned]
+
+
 # Lines of a file looked up by scanning its definitions rather than through its outline.
 SCANNED_LINES = 3
 
@@ -258,7 +253,7 @@ def _first_uses(index: Index, provider: SymbolProvider, path: str, uses: list[Re
     """The first use in a file by each innermost definition as (line, its qualified name, its kind), the
     file's top level counting as one, in line order; uses on an import line, or inside ``within``, are not
     uses. A line has one innermost definition, so each distinct line is looked up once: in the file's
-    ``_Outline`` when it has more than ``SCANNED_LINES`` such lines, else by a scan of its definitions (a
+    ``Outline`` when it has more than ``SCANNED_LINES`` such lines, else by a scan of its definitions (a
     popular name's first question reads thousands of files that use it once or twice, and sorting each one's
     definitions into an outline cost more than the scans)."""
     imports = provider.import_lines(path)
@@ -269,7 +264,7 @@ def _first_uses(index: Index, provider: SymbolProvider, path: str, uses: list[Re
         definitions, innermost = outline.definitions, outline.innermost
     else:
         definitions = index.symbols.in_file(path)
-        innermost = partial(_innermost, definitions)
+        innermost = partial(innermost_by_scan, definitions)
     seen: set[int] = set()
     firsts = []
     for line in lines:
@@ -280,19 +275,6 @@ def _first_uses(index: Index, provider: SymbolProvider, path: str, uses: list[Re
             firsts.append((line, enclosing.qualname, enclosing.kind) if enclosing is not None else
                           (line, f"{path} (top level)", "code"))
     return firsts
-
-
-def _innermost(definitions: list[Definition], line: int) -> int:
-    """The position in ``definitions`` of the innermost one around ``line`` (-1 for none): the one an
-    ``_Outline`` would find, the last in (first line, -last line, qualified name) order, and of equals the
-    last in the list (the outline's sort is stable)."""
-    best, key = -1, None
-    for position, definition in enumerate(definitions):
-        if definition.start_line <= line <= definition.end_line:
-            candidate = (definition.start_line, -definition.end_line, definition.qualname)
-            if key is None or candidate >= key:
-                best, key = position, candidate
-    return best
 
 
 def _callees(index: Index, provider: SymbolProvider, definition: Definition) -> list[Relation]:
