@@ -567,7 +567,8 @@ class Session:
     def prepare_answers(self) -> None:
         """Build what the first question of each root would otherwise build, whatever it asks: the lookup
         tables, the path words by stem, what the workspace's files say of its code, the chunks' files, the
-        code graph, and the references in name order (in a thread of their own); and load the secret detectors
+        code graph, the references in name order (in a thread of their own) and the BM25 score arrays the next
+        queries fill (``BM25Index.prepare``); and load the secret detectors
         every answer passes at the edge (a warm start parses nothing, so nothing loaded them), the default
         tokenizer that budgets a bundle and the task classifier's patterns. The server
         calls this once its indexing is done, so that a question asked a moment later is answered in the
@@ -585,6 +586,7 @@ class Session:
                     graph(root.index)
                 if root.index.references.stored is not None:
                     root.index.references.stored.start_sorting()
+                root.index.bm25.prepare()
 
     def warm_servers(self, seconds: float) -> None:
         """Start every root's language servers and let them load their projects, within ``seconds``: for

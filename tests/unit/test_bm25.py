@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rank_bm25 import BM25Okapi
 
+from rag_lsp.index.postings import bm25_index
 from rag_lsp.index.postings import bm25_mutable as bm25
 from rag_lsp.index.postings.bm25_index import BM25Index
 from rag_lsp.index.postings.bm25_mutable import MutableBM25
@@ -736,6 +737,39 @@ def test_a_query_asked_before_and_after_each_edit_matches_the_rebuilt_reference(
             docs[doc_id] = zipf_doc(rng, vocabulary, weights)
             index.replace(doc_id, docs[doc_id])
     assert_matches_okapi(index, docs, query)
+
+
+@pytest.mark.parametrize("slack", [0, 1024])
+def test_score_arrays_reused_after_being_forgotten_leave_remembered_scores_intact(monkeypatch, slack) -> None:
+    # ``prepare`` makes the arrays the remembered queries fill; a query the memo forgets hands its array to the
+    # next one, and an edit hands over all of them. Whatever is reused, every score is a fresh index's, asked
+    # again (from the memo) or anew, before and after edits that add documents beyond an array's room.
+    monkeypatch.setattr(bm25_index, "MIN_SLACK", slack)
+    monkeypatch.setattr(bm25_index, "SLACK_SHARE", 0.0)
+    rng = random.Random(3)
+    vocabulary = [f"w{i}" for i in range(30)]
+    weights = [1 / (rank + 1) for rank in range(len(vocabulary))]
+    docs = {doc_id: zipf_doc(rng, vocabulary, weights) for doc_id in range(50)}
+    index = BM25Index()
+    index.add_many(docs.items())
+    index.compact()
+    index.prepare()
+    prepared = {id(spare) for spare, _ in index._spares}
+    assert len(prepared) == bm25_index.MEMO_QUERIES + 1
+    queries = [rng.choices(vocabulary, k=rng.randint(1, 4)) for _ in range(3 * bm25_index.MEMO_QUERIES)]
+    for step, query in enumerate(queries):
+        for asked in (query, queries[max(step - 3, 0)], query + ["w2"]):
+            fresh = build(docs)
+            assert index.scores(asked) == fresh.scores(asked)
+            assert index.top_k(asked, 7) == fresh.top_k(asked, 7)
+        if step == 3:
+            # Until the first edit, every remembered query's scores lie in a prepared array (the memo is full).
+            assert len(index._memo) == bm25_index.MEMO_QUERIES
+            assert {id(scores.base) for scores, _ in index._memo.values()} <= prepared
+        if step % 5 == 4:
+            doc_id = 100 + step
+            docs[doc_id] = zipf_doc(rng, vocabulary, weights)
+            index.add(doc_id, docs[doc_id])
 
 
 def test_compacting_an_already_compact_index_keeps_its_segment() -> None:

@@ -44,8 +44,15 @@ import numpy as np
 from rag_lsp.index.postings.bm25_mutable import MutableBM25
 from rag_lsp.index.postings.bm25_segment import FrozenSegment
 
-# Queries whose accumulated scores are kept (each array holds a float per document: 0.5 MB on Django).
-MEMO_QUERIES = 8
+# Queries whose accumulated scores are kept (each array holds a float per document: 0.5 MB on Django, 8.7 MB at a
+# million chunks). A question scores the same terms several times (the chunk list, the file list, each file's best
+# chunk); the eight questions of bench/latency.py have every such repeat within the last two queries, and four
+# keep a margin. More served only the same question asked again at once, for 8.7 MB each at a million chunks.
+MEMO_QUERIES = 4
+# Score arrays are made this much longer than the documents (at least ``MIN_SLACK`` slots), so that they serve
+# again after edits have added documents.
+SLACK_SHARE = 1 / 64
+MIN_SLACK = 1024
 
 
 class BM25Index:
@@ -65,6 +72,9 @@ class BM25Index:
         self._memo: dict[tuple[str, ...], tuple[np.ndarray, np.ndarray]] = {}
         # Each slot's length norm ``k1 * (1 - b + b * length / avgdl)``, or None when an edit made it stale.
         self._norms: np.ndarray | None = None
+        # Score arrays no longer remembered, whose memory the next queries fill again (``_zeros``), each with
+        # the slots it holds a score in (every other slot is zero).
+        self._spares: list[tuple[np.ndarray, np.ndarray]] = []
 
     def __len__(self) -> int:
         return self.segment.live + len(self.mutable)
@@ -110,6 +120,21 @@ class BM25Index:
         if doc_id in self:
             self.remove(doc_id)
         self.add(doc_id, tokens)
+
+    def prepare(self) -> None:
+        """Make the score arrays that the next ``MEMO_QUERIES`` queries fill, and touch their memory now.
+
+        A query's scores are an array of a float per document (8.7 MB at a million chunks), and memory a
+        process touches for the first time costs a page fault per 4 KB page: on this project's test machine
+        (a virtual machine) 20–30 µs each, 40–60 ms for one array, which made the first questions after a
+        start the slowest. The server calls this once its indexing is done (``Session.prepare_answers``);
+        the arrays are the ones the remembered queries would hold anyway."""
+        size = self._slot_count()
+        self._spares = [spare for spare in self._spares if len(spare[0]) >= size]
+        for _ in range(MEMO_QUERIES + 1 - len(self._memo) - len(self._spares)):
+            spare = np.empty(size + max(MIN_SLACK, int(size * SLACK_SHARE)))
+            spare.fill(0.0)
+            self._spares.append((spare, np.zeros(0, dtype=np.int64)))
 
     def compact(self) -> bool:
         """Fold the mutable part and the segment's live rows into one new segment (same scores); returns
@@ -243,7 +268,32 @@ class BM25Index:
     def _stale(self) -> None:
         self._average_idf = None
         self._norms = None
+        for remembered in self._memo.values():
+            self._spare(remembered)
         self._memo.clear()
+
+    def _slot_count(self) -> int:
+        """Slots: the segment's rows, then the mutable part's."""
+        return len(self.segment.doc_ids) + len(self.mutable.slot_columns()[0])
+
+    def _zeros(self, size: int) -> np.ndarray:
+        """``size`` zeros to accumulate scores in: the front of a spare array, its scored slots set back to zero
+        (its memory touched already, and the rest of it zero), else a new array with room for documents added
+        later. A spare too short for the documents now is dropped."""
+        while self._spares:
+            spare, scored = self._spares.pop()
+            if len(spare) >= size:
+                spare[scored] = 0.0
+                return spare[:size]
+        return np.zeros(size + max(MIN_SLACK, int(size * SLACK_SHARE)))[:size]
+
+    def _spare(self, remembered: tuple[np.ndarray, np.ndarray]) -> None:
+        """Keep the array under a forgotten query's scores (made by ``_zeros``; no caller holds it: every public
+        method copies what it returns) with the slots it scored, for the next query; at most ``MEMO_QUERIES + 1``
+        of them."""
+        scores, scored = remembered
+        if scores.base is not None and len(self._spares) <= MEMO_QUERIES:
+            self._spares.append((scores.base, scored))
 
     def _slot_norms(self, average: float) -> np.ndarray:
         """Every slot's length norm, computed once per version of the index: a question scores three or four
@@ -266,7 +316,7 @@ class BM25Index:
             for array in found:
                 array.flags.writeable = False
             if len(self._memo) >= MEMO_QUERIES:
-                del self._memo[next(iter(self._memo))]
+                self._spare(self._memo.pop(next(iter(self._memo))))
             self._memo[key] = found
         return found
 
@@ -288,15 +338,14 @@ class BM25Index:
         continuing from a prefix adds the same amounts in the same order.
         """
         rows = len(self.segment.doc_ids)
-        more_ids = self.mutable.slot_columns()[0]
         count = len(self)
         if not count:
-            return np.zeros(rows + len(more_ids)), np.zeros(0, dtype=np.int64)
+            return np.zeros(self._slot_count()), np.zeros(0, dtype=np.int64)
+        accumulated, prefix_hits = self._zeros(self._slot_count()), None
         if prefix:
-            accumulated, prefix_hits = self._memo[prefix]
-            accumulated = accumulated.copy()
-        else:
-            accumulated, prefix_hits = np.zeros(rows + len(more_ids)), None
+            remembered, prefix_hits = self._memo[prefix]
+            # Every other slot of the remembered scores is zero, as the new array's.
+            accumulated[prefix_hits] = remembered[prefix_hits]
         norms = self._slot_norms((self.segment.live_length + self.mutable.total_length) / count)
         contributions: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         all_positive = True
