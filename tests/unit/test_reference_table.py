@@ -9,7 +9,7 @@ from conftest import write_tree
 from rag_lsp.index.enclosing import ON_IMPORT, TOP_LEVEL
 from rag_lsp.index.parsing.parse import parse_file
 from rag_lsp.index.root_index import Index
-from rag_lsp.index.store.reference_table import ReferenceMap, StoredReferences
+from rag_lsp.index.store.reference_table import ReferenceColumns, ReferenceMap, StoredReferences
 from rag_lsp.index.tables import workspace_tables
 from rag_lsp.model import Reference
 
@@ -25,8 +25,13 @@ def stored(files: dict[str, list[Reference]]) -> StoredReferences:
     strings = sorted({r.name for refs in files.values() for r in refs} | {r.kind for refs in files.values() for r in refs})
     number = {s: i for i, s in enumerate(strings)}
     rows = [(i, number[r.name], r.line, number[r.kind]) for i, refs in enumerate(files.values()) for r in refs]
-    return StoredReferences(np.array(rows, dtype=np.int64).reshape(-1, 4), np.full(len(rows), TOP_LEVEL, dtype=np.int32),
-                            strings, list(files))
+    return StoredReferences(columns(rows, [TOP_LEVEL] * len(rows)), strings, list(files))
+
+
+def columns(rows: list[tuple[int, int, int, int]], owners: list[int]) -> ReferenceColumns:
+    """(file, name, line, kind) rows and their owners as the snapshot stores them."""
+    table = np.array(rows, dtype=np.int32).reshape(-1, 4)
+    return ReferenceColumns(*table.T.copy(), np.array(owners, dtype=np.int32))
 
 
 def test_stored_references_answer_what_the_lists_say():
@@ -129,8 +134,7 @@ def test_first_uses_are_each_owners_lowest_line_per_file_without_import_lines():
     strings = [f"name{i}" for i in range(4)] + ["call"]
     rows = [(i, strings.index(r.name), r.line, 4) for i, refs in enumerate(files.values()) for r in refs]
     owner_of = {line: ON_IMPORT if line % 11 == 0 else TOP_LEVEL if line % 7 == 0 else line // 10 for line in range(90)}
-    owners = np.array([owner_of[line] for _, _, line, _ in rows], dtype=np.int32)
-    table = StoredReferences(np.array(rows, dtype=np.int64).reshape(-1, 4), owners, strings, list(files))
+    table = StoredReferences(columns(rows, [owner_of[line] for _, _, line, _ in rows]), strings, list(files))
     for name in strings[:4]:
         expected = {}
         for path, refs in files.items():

@@ -338,17 +338,23 @@ def _rewrite(path: Path, meta: dict | None = None, arrays: dict | None = None) -
     writer.commit({**source.meta, **(meta or {})}).close()
 
 
-@pytest.mark.parametrize("change", ["link out of range", "links cut short", "older format"])
-def test_a_snapshot_with_bad_links_or_an_older_format_is_rebuilt(workspace, change):
+@pytest.mark.parametrize("change", ["link out of range", "links cut short", "owner out of range",
+                                    "reference columns of unequal lengths", "older format"])
+def test_a_snapshot_with_bad_links_or_references_or_an_older_format_is_rebuilt(workspace, change):
     first = Index(workspace)
     first.refresh()
     path = first.cache.snapshot_path
     first.close()
     targets = SnapshotFile(path).array("link_targets")
+    owners = SnapshotFile(path).array("reference_owners")
     if change == "link out of range":
         _rewrite(path, arrays={"link_targets": np.full_like(targets, 10_000)})
     elif change == "links cut short":
         _rewrite(path, arrays={"link_targets": targets[:-1].copy()})
+    elif change == "owner out of range":
+        _rewrite(path, arrays={"reference_owners": np.full_like(owners, -7)})
+    elif change == "reference columns of unequal lengths":
+        _rewrite(path, arrays={"reference_owners": owners[:-1].copy()})
     else:
         _rewrite(path, meta={"format": snapshot_format.FORMAT - 1})
     index = Index(workspace)

@@ -17,6 +17,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from functools import partial
 from itertools import pairwise, repeat
+from typing import NamedTuple
 
 import numpy as np
 
@@ -27,19 +28,26 @@ from rag_lsp.model import Reference
 _make = partial(tuple.__new__, Reference)
 
 
-class StoredReferences:
-    """A snapshot's references as columns, one row per reference, the rows of a file together."""
+class ReferenceColumns(NamedTuple):
+    """One row per reference: its file (a number into the paths), name and kind (numbers into the strings),
+    line, and owner (``enclosing.owners``: a position among its file's definitions, ``TOP_LEVEL`` or
+    ``ON_IMPORT``). Stored column by column: a question reads the name column whole (the rows of a name) and
+    the others only at a name's rows, so the pages of those are never all read."""
 
-    def __init__(self, rows: np.ndarray, owners: np.ndarray, strings: Sequence[str], paths: Sequence[str]) -> None:
-        """``rows`` is (file number, name, line, kind) per reference, with names and kinds numbers into
-        ``strings`` and files into ``paths``, and ``owners`` each one's owner (``enclosing.owners``: a position
-        among its file's definitions, ``TOP_LEVEL`` or ``ON_IMPORT``); the caller checked the ranges and that
-        files do not decrease."""
-        self._files = rows[:, 0]
-        self._names = rows[:, 1]
-        self._lines = rows[:, 2]
-        self._kinds = rows[:, 3]
-        self._owners = owners
+    files: np.ndarray
+    names: np.ndarray
+    lines: np.ndarray
+    kinds: np.ndarray
+    owners: np.ndarray
+
+
+class StoredReferences:
+    """A snapshot's references as columns, the rows of a file together."""
+
+    def __init__(self, columns: ReferenceColumns, strings: Sequence[str], paths: Sequence[str]) -> None:
+        """The caller checked the columns' lengths and ranges, and that files do not decrease."""
+        self._columns = columns
+        self._files, self._names, self._lines, self._kinds, self._owners = columns
         self._strings = strings
         self.paths = tuple(paths)
         bounds = np.searchsorted(self._files, np.arange(len(paths) + 1)).tolist()
@@ -54,10 +62,10 @@ class StoredReferences:
     def __len__(self) -> int:
         return len(self._names)
 
-    def columns(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, Sequence[str]]:
-        """Every row's file (a number into ``paths``), name, line, kind (numbers into the strings) and owner, and
-        the strings: what the next snapshot copies in bulk."""
-        return self._files, self._names, self._lines, self._kinds, self._owners, self._strings
+    def columns(self) -> tuple[ReferenceColumns, Sequence[str]]:
+        """The columns and the strings their names and kinds are numbers into: what the next snapshot copies in
+        bulk."""
+        return self._columns, self._strings
 
     def holds(self, path: str) -> bool:
         """Whether the snapshot has references of ``path``."""

@@ -43,7 +43,7 @@ from rag_lsp.index.postings.bm25_segment import ARRAY_NAMES, FrozenSegment
 from rag_lsp.index.store import import_table
 from rag_lsp.index.store.chunk_table import StoredChunks
 from rag_lsp.index.store.import_table import StoredImports
-from rag_lsp.index.store.reference_table import StoredReferences
+from rag_lsp.index.store.reference_table import ReferenceColumns, StoredReferences
 from rag_lsp.index.store.snapshot_file import SnapshotError, SnapshotFile, SnapshotWriter
 from rag_lsp.index.store.term_table import StoredTerms
 from rag_lsp.model import Chunk, Definition, Import
@@ -52,6 +52,8 @@ if TYPE_CHECKING:
     from rag_lsp.index.root_index import Index
 
 FORMAT = 6
+# The reference columns, each an int32 array of its own (``reference_table.ReferenceColumns``).
+REFERENCE_COLUMNS = ReferenceColumns._fields
 
 
 @dataclass(slots=True)
@@ -237,7 +239,7 @@ def _save_uses(index: Index, paths: list[str], strings: _Strings, writer: Snapsh
     rows = np.array(own, dtype=np.int64).reshape(-1, 4)
     owner_column = np.array(owners, dtype=np.int32)
     if references.stored is not None:
-        files, names, lines, kinds, stored_owners, table = references.stored.columns()
+        (files, names, lines, kinds, stored_owners), table = references.stored.columns()
         number = {path: position for position, path in enumerate(paths)}
         renumber = np.array([number.get(path, -1) if references.is_stored(path) else -1
                              for path in references.stored.paths], dtype=np.int64)
@@ -249,7 +251,8 @@ def _save_uses(index: Index, paths: list[str], strings: _Strings, writer: Snapsh
         # A file's rows together, files in path order, each file's in its own order.
         order = np.argsort(rows[:, 0], kind="stable")
         rows, owner_column = rows[order], owner_column[order]
-    writer.array("references", rows.ravel())
+    for column, name in enumerate(REFERENCE_COLUMNS[:4]):
+        writer.array(f"reference_{name}", rows[:, column].astype(np.int32))
     writer.array("reference_owners", owner_column)
     stored_imports = index.imports.stored
     imports = [stored_imports.record(path) if stored_imports is not None and index.imports.is_stored(path)
@@ -408,15 +411,13 @@ def _load_definitions(source: SnapshotFile, strings: list[str], paths: list[str]
 
 def _load_references(source: SnapshotFile, strings: list[str], paths: list[str]) -> StoredReferences:
     """The references as columns, made into objects a file at a time when asked for (``reference_table.py``)."""
-    found = source.array("references")
-    _require(len(found) % 4 == 0, "reference columns")
-    found = found.reshape(-1, 4)
-    owners = source.array("reference_owners")
-    _require(_within(found[:, 0], len(paths)) and _within(found[:, [1, 3]], len(strings))
-             and (len(found) < 2 or bool(np.all(np.diff(found[:, 0]) >= 0)))
-             and len(owners) == len(found) and _within(owners, np.iinfo(np.int32).max, enclosing.ON_IMPORT),
-             "references")
-    return StoredReferences(found, owners, strings, paths)
+    columns = ReferenceColumns(*(source.array(f"reference_{name}") for name in REFERENCE_COLUMNS))
+    files = columns.files
+    _require(len({len(column) for column in columns}) == 1 and _within(files, len(paths))
+             and _within(columns.names, len(strings)) and _within(columns.kinds, len(strings))
+             and (len(files) < 2 or bool(np.all(np.diff(files) >= 0)))
+             and _within(columns.owners, np.iinfo(np.int32).max, enclosing.ON_IMPORT), "references")
+    return StoredReferences(columns, strings, paths)
 
 
 def _runs(numbers: np.ndarray) -> Iterator[tuple[int, int]]:
