@@ -53,6 +53,13 @@ def zipf_doc(rng: random.Random, vocabulary: list[str], weights: list[float]) ->
     return rng.choices(vocabulary, weights, k=rng.randint(1, 30))
 
 
+def zipf_corpus(rng: random.Random, words: int, count: int) -> tuple[list[str], list[float], dict[int, list[str]]]:
+    """A vocabulary of ``words`` words, their Zipf weights, and ``count`` documents (ids 0 to ``count - 1``)."""
+    vocabulary = [f"w{i}" for i in range(words)]
+    weights = [1 / (rank + 1) for rank in range(len(vocabulary))]
+    return vocabulary, weights, {doc_id: zipf_doc(rng, vocabulary, weights) for doc_id in range(count)}
+
+
 @pytest.mark.parametrize(
     "query",
     [
@@ -747,9 +754,7 @@ def test_score_arrays_reused_after_being_forgotten_leave_remembered_scores_intac
     monkeypatch.setattr(bm25_index, "MIN_SLACK", slack)
     monkeypatch.setattr(bm25_index, "SLACK_SHARE", 0.0)
     rng = random.Random(3)
-    vocabulary = [f"w{i}" for i in range(30)]
-    weights = [1 / (rank + 1) for rank in range(len(vocabulary))]
-    docs = {doc_id: zipf_doc(rng, vocabulary, weights) for doc_id in range(50)}
+    vocabulary, weights, docs = zipf_corpus(rng, 30, 50)
     index = BM25Index()
     index.add_many(docs.items())
     index.compact()
@@ -787,9 +792,7 @@ def test_batches_of_one_size_are_joined_and_still_score_and_edit_like_the_refere
     # One document per batch: 200 batches become a few joined ones (levels of 8), which removals then search.
     monkeypatch.setattr(bm25, "_BATCH_TOKENS", 1)
     rng = random.Random(11)
-    vocabulary = [f"w{i}" for i in range(60)]
-    weights = [1 / (rank + 1) for rank in range(len(vocabulary))]
-    docs = {doc_id: zipf_doc(rng, vocabulary, weights) for doc_id in range(200)}
+    vocabulary, _, docs = zipf_corpus(rng, 60, 200)
     index = BM25Index()
     index.add_many(docs.items())
     held = index.mutable._batches._batches
