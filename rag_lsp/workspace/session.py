@@ -570,12 +570,11 @@ class Session:
         tables, the path words by stem, what the workspace's files say of its code, the chunks' files, the
         code graph, the references in name order (in a thread of their own) and the BM25 score arrays the next
         queries fill (``BM25Index.prepare``), all of it then out of the garbage collector's sight; and load the
-        secret detectors
-        every answer passes at the edge (a warm start parses nothing, so nothing loaded them), the default
-        tokenizer that budgets a bundle and the task classifier's patterns. The server
-        calls this once its indexing is done, so that a question asked a moment later is answered in the
-        usual time: on a warm start of Django the first question took 0.16 s against 0.02 for the next, and
-        3.5 s at 100,000 files."""
+        secret detectors every answer passes at the edge (a warm start parses nothing, so nothing loaded them),
+        the default tokenizer that budgets a bundle and the task classifier's patterns. The server calls this
+        once its indexing is done, so that a question asked a moment later is answered in the usual time: on a
+        warm start of Django the first question took 0.16 s against 0.02 for the next, and 3.5 s at 100,000
+        files."""
         load_detectors()
         tokenizer()
         classify("")
