@@ -73,8 +73,14 @@ def top_files(index: Index, terms: Sequence[str], limit: int) -> list[tuple[str,
     cost more than scoring them."""
     files, totals = _totals(index, terms)
     hit = np.flatnonzero(totals > 0)
+    scores = totals[hit]
+    if 0 < limit < len(hit):
+        # Only the files scoring at least the limit-th best can be among the best; the stable sort of those
+        # alone keeps their order (a long question's words are in most files: 90,000 to sort at 100,000 files).
+        kept = scores >= np.partition(scores, len(scores) - limit)[len(scores) - limit]
+        hit, scores = hit[kept], scores[kept]
     # File numbers follow the paths' sorted order, so a stable sort of the scores breaks ties by path.
-    best = hit[np.argsort(-totals[hit], kind="stable")[:limit]]
+    best = hit[np.argsort(-scores, kind="stable")[:limit]]
     return [(files.paths[i], float(totals[i])) for i in best.tolist()]
 
 

@@ -175,8 +175,10 @@ def test_top_files_are_the_best_scores_with_ties_by_path(tmp_path):
     scores = file_scores(index, terms)
     expected = sorted(scores.items(), key=lambda item: (-item[1], item[0]))
     assert len(set(scores.values())) < len(scores)
-    assert top_files(index, terms, 10) == expected
-    assert top_files(index, terms, 2) == expected[:2]
+    # Every limit, those cutting through the tied files included (only files at least as good as the limit-th
+    # best are sorted).
+    for limit in range(len(expected) + 2):
+        assert top_files(index, terms, limit) == expected[:limit]
     assert "e/other.py" not in dict(top_files(index, terms, 10))
 
 
