@@ -43,23 +43,34 @@ WORKER_CHUNK = 16
 WORKERS_AHEAD_BYTES = 32 << 20
 
 
-def analyse_in(pool: ProcessPoolExecutor, work: Iterator[tuple[str, str, str, int]]) -> Iterator[tuple[str, bytes]]:
-    """``analyse_encoded`` of each ``(path, text, blob, size)`` of ``work`` in the pool's workers, in order, each
-    result as soon as it and those before it are done; ``work`` is read only as far as ``WORKERS_AHEAD_BYTES``
-    of files (by their ``size``) past what has been returned."""
-    pending: deque[tuple[Future[list[tuple[str, bytes]]], int]] = deque()
+# A file to parse: path, text, blob id of its bytes, size, mtime_ns.
+Work = tuple[str, str, str, int, int]
+
+
+def analyse_in(pool: ProcessPoolExecutor, work: Iterator[Work]) -> Iterator[tuple[str, int, int, str, bytes]]:
+    """``analyse_encoded`` of each file of ``work`` in the pool's workers, in order, each as its path, size and
+    mtime with the blob id and payload, as soon as it and those before it are done; ``work`` is read only as far
+    as ``WORKERS_AHEAD_BYTES`` of files (by their size) past what has been returned."""
+    pending: deque[tuple[Future[list[tuple[str, bytes]]], list[tuple[str, int, int]]]] = deque()
     ahead = 0
     while chunk := list(islice(work, WORKER_CHUNK)):
-        size = sum(item[3] for item in chunk)
-        pending.append((pool.submit(_analyse_each, [item[:3] for item in chunk]), size))
-        ahead += size
+        stamps = [(path, size, mtime) for path, _, _, size, mtime in chunk]
+        pending.append((pool.submit(_analyse_each, [item[:3] for item in chunk]), stamps))
+        ahead += sum(size for _, size, _ in stamps)
         # Waiting only when the bound is reached, and otherwise not holding what is done.
         while pending and (ahead >= WORKERS_AHEAD_BYTES or pending[0][0].done()):
             future, returned = pending.popleft()
-            ahead -= returned
-            yield from future.result()
+            ahead -= sum(size for _, size, _ in returned)
+            yield from _stamped(future, returned)
     while pending:
-        yield from pending.popleft()[0].result()
+        yield from _stamped(*pending.popleft())
+
+
+def _stamped(future: Future[list[tuple[str, bytes]]], stamps: list[tuple[str, int, int]]
+             ) -> Iterator[tuple[str, int, int, str, bytes]]:
+    """A chunk's results beside its files' path, size and mtime."""
+    for (path, size, mtime), (blob, payload) in zip(stamps, future.result(), strict=True):
+        yield path, size, mtime, blob, payload
 
 
 def _analyse_each(chunk: list[tuple[str, str, str]]) -> list[tuple[str, bytes]]:

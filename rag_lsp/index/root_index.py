@@ -19,7 +19,7 @@ from __future__ import annotations
 import itertools
 import threading
 import time
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -31,7 +31,7 @@ from rag_lsp.gc_pause import paused_gc
 from rag_lsp.heap import release_free_memory
 from rag_lsp.index.admission import CONTENT_REASONS, DEFAULT_ADMISSION, Admission
 from rag_lsp.index.cache import CachedFile, IndexCache, cache_path_for, decode, fingerprint
-from rag_lsp.index.file_work import analyse, analyse_in, chunk_terms, start_workers
+from rag_lsp.index.file_work import Work, analyse, analyse_in, chunk_terms, start_workers
 from rag_lsp.index.index_records import DEFAULT_BUDGET, FileEntry, IndexBudget, IndexStats
 from rag_lsp.index.parsing.incremental import NodeCache
 from rag_lsp.index.parsing.narrowing import Reparsed
@@ -69,8 +69,6 @@ SPILL_MAX_CHUNKS = 131072
 JOURNAL_CHANGES = 1024
 
 Progress = Callable[[int, int], None]
-# A file to parse: path, text, blob id of its bytes, size, mtime_ns.
-_Work = tuple[str, str, str, int, int]
 # Numbers each Index of this process, so that two indexes of one root never share a version.
 _INSTANCES = itertools.count()
 _Opened = TypeVar("_Opened")
@@ -191,7 +189,7 @@ class Index:
         cached = _Stamps(self.cache)
         deadline = started + self.budget.seconds if self.budget.seconds else None
         seen: set[str] = set()
-        to_parse: list[_Work | WalkedFile] = []
+        to_parse: list[Work | WalkedFile] = []
         done = 0
         for start in range(0, len(candidates), REFRESH_BATCH):
             if deadline is not None and time.perf_counter() > deadline:
@@ -280,7 +278,7 @@ class Index:
         return candidates, cut
 
     def _refresh_one(self, walked: WalkedFile, cached: _Stamps, walk_stats: WalkStats,
-                     skip: Callable[[str], bool] | None) -> tuple[str, _Work | WalkedFile | None]:
+                     skip: Callable[[str], bool] | None) -> tuple[str, Work | WalkedFile | None]:
         """Handle one walked file: ("current" | "reused" | "skipped", None) or ("parse", work), the work being
         the file itself when it is still to be read."""
         if skip and skip(walked.path):
@@ -314,7 +312,7 @@ class Index:
             return "reused", None
         return "parse", work
 
-    def _parse_all(self, work: list[_Work | WalkedFile], done: int, total: int, progress: Progress | None,
+    def _parse_all(self, work: list[Work | WalkedFile], done: int, total: int, progress: Progress | None,
                    deadline: float | None, started: ProcessPoolExecutor | None,
                    walk_stats: WalkStats) -> tuple[int, list[str]]:
         """Parse changed files (in worker processes when there are many: those ``started`` already, else new
@@ -330,19 +328,8 @@ class Index:
         readable = (read for item in _taken(work) if (read := self._read(item, walk_stats, refused)) is not None)
         try:
             if pool:
-                stamps: deque[tuple[str, int, int]] = deque()
-
-                def handed() -> Iterator[tuple[str, str, str, int]]:
-                    for path, text, blob, size, mtime in readable:
-                        stamps.append((path, size, mtime))
-                        yield path, text, blob, size
-
-                def decoded(workers: ProcessPoolExecutor) -> Iterator[CachedFile]:
-                    for blob, payload in analyse_in(workers, handed()):
-                        path, size, mtime = stamps.popleft()
-                        yield decode(path, blob, size, mtime, payload)
-
-                results: Iterator[CachedFile] = decoded(pool)
+                results: Iterator[CachedFile] = (decode(path, blob, size, mtime, payload) for path, size, mtime, blob,
+                                                 payload in analyse_in(pool, readable))
             else:
                 results = (CachedFile(*analyse(path, text, blob), size, mtime)
                            for path, text, blob, size, mtime in readable)
@@ -366,7 +353,7 @@ class Index:
                 pool.shutdown(cancel_futures=True)
         return installed, refused
 
-    def _read(self, item: _Work | WalkedFile, walk_stats: WalkStats, refused: list[str]) -> _Work | None:
+    def _read(self, item: Work | WalkedFile, walk_stats: WalkStats, refused: list[str]) -> Work | None:
         """A file to parse with its text and blob id, read now (``_loaded``) if ``_refresh_one`` left it unread;
         None, its path added to ``refused``, when the content rules refuse it."""
         if not isinstance(item, WalkedFile):
@@ -376,7 +363,7 @@ class Index:
             refused.append(item.path)
         return work
 
-    def _loaded(self, walked: WalkedFile, walk_stats: WalkStats) -> _Work | None:
+    def _loaded(self, walked: WalkedFile, walk_stats: WalkStats) -> Work | None:
         """A walked file read as work to parse, or None when the content rules refuse it, which is remembered.
         The bytes are not kept: the blob id is all the parse needs of them (Django: 33 MB of a cold index)."""
         loaded = load(walked, self.admission, walk_stats)

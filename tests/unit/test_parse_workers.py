@@ -44,7 +44,7 @@ def test_the_workers_are_handed_files_only_as_far_as_the_bound_ahead_of_what_ret
     def work():
         for number in range(200):
             pulled.append(number)
-            yield f"m{number}.py", f"def f{number}():\n    return {number}\n", f"{number:040x}", 10
+            yield f"m{number}.py", f"def f{number}():\n    return {number}\n", f"{number:040x}", 10, number
 
     # Two real workers whatever the machine (one core would start none).
     monkeypatch.setattr(file_work.os, "cpu_count", lambda: 2)
@@ -52,9 +52,9 @@ def test_the_workers_are_handed_files_only_as_far_as_the_bound_ahead_of_what_ret
     assert pool is not None
     with pool:
         returned = []
-        for blob, payload in file_work.analyse_in(pool, work()):
+        for path, size, mtime, blob, payload in file_work.analyse_in(pool, work()):
             # At most the bound's worth of files past this one, rounded up to the chunk that crossed it.
             assert len(pulled) <= len(returned) + 1 + 100 // 10 + file_work.WORKER_CHUNK
-            returned.append(blob)
+            returned.append((path, size, mtime, blob))
             assert payload
-    assert returned == [f"{number:040x}" for number in range(200)]
+    assert returned == [(f"m{number}.py", 10, number, f"{number:040x}") for number in range(200)]
