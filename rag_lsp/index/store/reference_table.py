@@ -46,7 +46,6 @@ class StoredReferences:
 
     def __init__(self, columns: ReferenceColumns, strings: Sequence[str], paths: Sequence[str]) -> None:
         """The caller checked the columns' lengths and ranges, and that files do not decrease."""
-        self._columns = columns
         self._files, self._names, self._lines, self._kinds, self._owners = columns
         self._strings = strings
         self.paths = tuple(paths)
@@ -65,7 +64,7 @@ class StoredReferences:
     def columns(self) -> tuple[ReferenceColumns, Sequence[str]]:
         """The columns and the strings their names and kinds are numbers into: what the next snapshot copies in
         bulk."""
-        return self._columns, self._strings
+        return ReferenceColumns(self._files, self._names, self._lines, self._kinds, self._owners), self._strings
 
     def holds(self, path: str) -> bool:
         """Whether the snapshot has references of ``path``."""
