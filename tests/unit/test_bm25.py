@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rank_bm25 import BM25Okapi
 
-from rag_lsp.index.postings import bm25_index
+from rag_lsp.index.postings import bm25_index, bm25_segment
 from rag_lsp.index.postings import bm25_mutable as bm25
 from rag_lsp.index.postings.bm25_index import BM25Index
 from rag_lsp.index.postings.bm25_mutable import MutableBM25
@@ -775,6 +775,48 @@ def test_score_arrays_reused_after_being_forgotten_leave_remembered_scores_intac
             doc_id = 100 + step
             docs[doc_id] = zipf_doc(rng, vocabulary, weights)
             index.add(doc_id, docs[doc_id])
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.dictionaries(st.integers(0, 30), st.lists(st.sampled_from("abcdefgh"), max_size=8), max_size=12),
+    st.sets(st.integers(0, 30)),
+    st.dictionaries(st.integers(0, 30), st.lists(st.sampled_from("efghijk"), max_size=8), max_size=8),
+    st.booleans(),
+)
+def test_a_merge_lays_out_every_live_document_whether_or_not_the_new_ids_come_after(
+        before, removed, added, after) -> None:
+    # A refresh's new documents have ids above every segment row (merged by appending, no sort); others, such
+    # as a test's or a replaced document's, may fall between them (merged by sorting every posting). Both give
+    # the one layout of the live documents, derived from the documents alone.
+    if after:
+        added = {doc_id + 31: tokens for doc_id, tokens in added.items()}
+    else:
+        added = {doc_id: tokens for doc_id, tokens in added.items() if doc_id not in before or doc_id in removed}
+    index = BM25Index()
+    index.add_many(before.items())
+    index.compact()
+    for doc_id in sorted(removed & set(before)):
+        index.remove(doc_id)
+    index.add_many(added.items())
+    taken: list[str] = []
+    with pytest.MonkeyPatch.context() as patch:
+        for name in ("_appended", "_interleaved"):
+            original = getattr(bm25_segment, name)
+            patch.setattr(bm25_segment, name, lambda *parts, name=name, original=original: (
+                taken.append(name), original(*parts))[1])
+        index.compact()
+    docs = {**{doc_id: tokens for doc_id, tokens in before.items() if doc_id not in removed}, **added}
+    assert_segment_layout(index.segment, docs)
+    live = [doc_id for doc_id in before if doc_id not in removed]
+    if not added and not removed & set(before):
+        assert taken == []
+    elif live and (not added or max(live) < min(added)):
+        assert taken == ["_appended"]
+    elif live:
+        assert taken == ["_interleaved"]
+    if any(docs.values()):
+        assert_matches_okapi(index, docs, ["a", "e", "h", "k"])
 
 
 def test_compacting_an_already_compact_index_keeps_its_segment() -> None:

@@ -7,6 +7,7 @@ import pytest
 from conftest import write_tree
 from test_index import snapshot
 
+from rag_lsp.index.postings.bm25_index import BM25Index
 from rag_lsp.index.root_index import Index
 from rag_lsp.index.store import snapshot as snapshot_module
 from rag_lsp.index.store.snapshot_file import SnapshotError, SnapshotFile, SnapshotWriter
@@ -125,10 +126,11 @@ def test_a_reader_keeps_its_snapshot_while_another_process_replaces_it(tmp_path)
 
 
 def test_many_files_are_moved_into_spills_while_indexing(tmp_path, monkeypatch):
-    # Midway the chunks held as objects go to spill files (no BM25 merge, no definitions); only the refresh's
-    # last save writes the cache's snapshot, which a warm start then loads whole.
+    # Midway the chunks held as objects and BM25's documents (merged into one segment) go to spill files (no
+    # definitions); only the refresh's last save writes the cache's snapshot, which a warm start then loads whole.
     monkeypatch.setattr("rag_lsp.index.root_index.SPILL_MIN_CHUNKS", 20)
     written = []
+    merged = []
 
     def counted(kind):
         write = getattr(snapshot_module, kind)
@@ -136,11 +138,19 @@ def test_many_files_are_moved_into_spills_while_indexing(tmp_path, monkeypatch):
 
     for kind in ("spill", "save"):
         monkeypatch.setattr(snapshot_module, kind, counted(kind))
+    compact = BM25Index.compact
+    monkeypatch.setattr(BM25Index, "compact", lambda bm25: merged.append(
+        (bm25.pending, bm25.segment.live, bm25.segment.post_doc.flags.writeable)) or compact(bm25))
     files = {f"pkg/mod_{i:03}.py": f"def function_{i}(x):\n    return x + {i}\n" for i in range(150)}
     root = write_tree(tmp_path / "many", files)
     index = Index(root)
     index.refresh()
     assert written == ["spill", "save"]
+    # The spill merged the documents indexed until then; the save merged the rest into the segment served from
+    # the spill file (read-only, mapped), twice asked as the save takes the lock twice.
+    spilled = merged[0][0]
+    assert 0 < spilled < 150 and merged[0][1] == 0
+    assert merged[1:] == [(150 - spilled, spilled, False), (0, 150, True)]
     assert len(index.chunks) == 150 and not index.chunks.live
     assert snapshot(index) == snapshot(fresh(root))
     assert os.path.getsize(index.cache.snapshot_path) > 0

@@ -30,6 +30,8 @@ import numpy as np
 from rag_lsp.index.postings.bm25_mutable import MutableBM25
 from rag_lsp.index.store.term_table import StoredTerms
 
+# Postings renumbered per ``np.take`` call in a merge: ``take`` converts its indices to 64 bits first.
+TAKE_BLOCK = 1 << 20
 # The arrays a segment is stored as (``arrays``/``from_arrays``), besides its terms.
 ARRAY_NAMES = ("term_ptr", "post_doc", "post_tf", "doc_ids", "doc_len", "doc_ptr", "doc_terms")
 
@@ -124,61 +126,135 @@ class FrozenSegment:
     def merge(cls, segment: FrozenSegment, mutable: MutableBM25) -> FrozenSegment:
         """One segment holding the live documents of ``segment`` and every document of ``mutable``.
 
-        The postings pass through 32-bit columns, each dropped once used: this
-        transient is the peak of a cold index's memory (Django's last merge,
-        2.4 million postings, took 230 MB over the index when the columns were
-        64-bit and kept to the end).
+        The mutable part's documents become a segment of their own first (sorting only their postings). An
+        index gives its documents rising ids, so they almost always come after every live row of
+        ``segment``: each term's postings are then the segment's followed by the new ones, and the merged
+        arrays are written in place from both (``_appended``), with no sort and no column beside them
+        larger than a byte per posting. That is what lets a refresh merge at each spill and serve the
+        segment from the spill file (a hundred thousand files' cold index held 45 million postings in
+        memory until its last save, whose sort of them was its memory's peak). Documents whose ids
+        interleave with the segment's are merged by sorting every posting (``_interleaved``).
         """
-        doc_ids, doc_len, row_of_old, row_of_slot = _rows(segment, mutable)
-        new_terms, new_term, slots, new_tfs = mutable.take_postings()
-        terms, old_number, new_number = _vocabulary(segment.terms, new_terms)
-        # Each live posting as (term number, row, frequency): the segment's, then the mutable part's.
-        term_of = np.repeat(old_number, np.diff(segment.term_ptr))
-        row_of = row_of_old[segment.post_doc]
-        tfs = segment.post_tf
-        if segment.live < len(segment.alive):
-            kept = row_of >= 0
-            term_of, row_of, tfs = term_of[kept], row_of[kept], tfs[kept]
-        new_row_of = row_of_slot[slots]
-        del slots
-        new_term_of = new_number[new_term]
-        del new_term
-        # Tombstones point at the graveyard slot, which no row has.
-        kept = new_row_of >= 0
-        if not kept.all():
-            new_term_of, new_row_of, new_tfs = new_term_of[kept], new_row_of[kept], new_tfs[kept]
-        del kept
-        postings = [_joined(term_of, new_term_of), _joined(row_of, new_row_of), _joined(tfs, new_tfs)]
-        del term_of, row_of, tfs, new_term_of, new_row_of, new_tfs
-        return cls(*_build(terms, postings, doc_ids, doc_len))
+        added = cls(*_added(mutable))
+        if not segment.live:
+            return added
+        if not len(added.doc_ids) or int(segment.doc_ids[segment.live_rows()[-1]]) < int(added.doc_ids[0]):
+            return cls(*_appended(segment, added))
+        return cls(*_interleaved(segment, added))
 
 
-def _joined(before: np.ndarray, after: np.ndarray) -> np.ndarray:
-    """``before`` then ``after``, without a copy when one of them is empty (a first index's merge)."""
-    return after if not len(before) else before if not len(after) else np.concatenate([before, after])
+def _added(mutable: MutableBM25) -> tuple[list[str], dict[str, np.ndarray]]:
+    """The arrays of a segment holding the documents of ``mutable``, whose columns are taken from it."""
+    slots, ids, lengths = mutable.documents()
+    order = np.argsort(ids, kind="stable")
+    row_of_slot = np.full(mutable.slot_count, -1, dtype=np.int32)
+    row_of_slot[slots[order]] = np.arange(len(order), dtype=np.int32)
+    first_seen, term_of, slot_of, tfs = mutable.take_postings()
+    by_name = sorted(range(len(first_seen)), key=first_seen.__getitem__)
+    number = np.empty(len(first_seen), dtype=np.int32)
+    number[by_name] = np.arange(len(by_name), dtype=np.int32)
+    rows = row_of_slot[slot_of]
+    del slot_of
+    # Tombstones point at the graveyard slot, which no row has.
+    kept = rows >= 0
+    postings = [number[term_of[kept]], rows[kept], tfs[kept]]
+    del term_of, rows, tfs, kept
+    return _build([first_seen[position] for position in by_name], postings, ids[order].astype(np.int64),
+                  lengths[order].astype(np.int32))
 
 
-def _rows(segment: FrozenSegment, mutable: MutableBM25) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The merged segment's documents in ascending id (their ids and lengths), and the row each of the
-    segment's rows (-1 for a removed one) and each of the mutable part's slots (-1 for an unused one) takes."""
-    slots, ids_new, lengths_new = mutable.documents()
+def _appended(segment: FrozenSegment, added: FrozenSegment) -> tuple[list[str], dict[str, np.ndarray]]:
+    """The arrays of one segment holding the live rows of ``segment`` followed by the rows of ``added``,
+    every one of whose ids is above the segment's: the same arrays ``_build`` would make of their postings."""
     alive = segment.alive
-    doc_ids = np.concatenate([segment.doc_ids[alive], ids_new]).astype(np.int64)
-    doc_len = np.concatenate([segment.doc_len[alive], lengths_new]).astype(np.int32)
+    every_row_lives = segment.live == len(alive)
+    terms, old_number, new_number = _vocabulary(segment.terms, added.terms)
+    old_count = segment.live_df
+    new_count = np.diff(added.term_ptr)
+    count = np.zeros(len(terms), dtype=np.int64)
+    count[old_number] += old_count
+    count[new_number] += new_count
+    used = np.flatnonzero(count)
+    if len(used) < len(terms):
+        # Terms whose every document was removed are dropped, as ``_build`` drops them.
+        renumber = np.full(len(terms), -1, dtype=np.int32)
+        renumber[used] = np.arange(len(used), dtype=np.int32)
+        terms = [terms[number] for number in used.tolist()]
+        old_number, new_number, count = renumber[old_number], renumber[new_number], count[used]
+    term_ptr = np.zeros(len(terms) + 1, dtype=np.int64)
+    np.cumsum(count, out=term_ptr[1:])
+    held_before = np.zeros(len(terms), dtype=np.int64)
+    held = old_count > 0
+    held_before[old_number[held]] = old_count[held]
+    # Term-major: each added posting goes after the segment's postings of its term, in the added order.
+    first = term_ptr[:-1][new_number] + held_before[new_number] - added.term_ptr[:-1]
+    where_new = np.repeat(first, new_count) + np.arange(len(added.post_doc), dtype=np.int64)
+    del first, held_before
+    from_old = np.ones(int(term_ptr[-1]), dtype=bool)
+    from_old[where_new] = False
+    post_doc = np.empty(len(from_old), dtype=np.int32)
+    post_tf = np.empty(len(from_old), dtype=np.float32)
+    post_doc[where_new] = added.post_doc + np.int32(segment.live)
+    post_tf[where_new] = added.post_tf
+    del where_new
+    row_lengths = np.diff(segment.doc_ptr)
+    if every_row_lives:
+        post_doc[from_old] = segment.post_doc
+        post_tf[from_old] = segment.post_tf
+        old_terms = segment.doc_terms
+    else:
+        row_of_old = np.cumsum(alive, dtype=np.int32) - 1
+        rows = row_of_old[segment.post_doc]
+        live_posting = alive[segment.post_doc]
+        post_doc[from_old] = rows[live_posting]
+        del rows
+        post_tf[from_old] = segment.post_tf[live_posting]
+        del live_posting
+        old_terms = segment.doc_terms[np.repeat(alive, row_lengths)]
+        row_lengths = row_lengths[alive]
+    del from_old
+    # Row-major: the segment's live rows, then the added ones; renumbering keeps each row's terms ascending.
+    doc_terms = np.empty(len(post_doc), dtype=np.int32)
+    # Every number is in range; ``take`` checking them (its default) first writes to a buffer as large as ``out``.
+    for start in range(0, len(old_terms), TAKE_BLOCK):
+        stop = min(start + TAKE_BLOCK, len(old_terms))
+        np.take(old_number, old_terms[start:stop], out=doc_terms[start:stop], mode="clip")
+    np.take(new_number, added.doc_terms, out=doc_terms[len(old_terms):], mode="clip")
+    del old_terms
+    doc_ids = np.concatenate([segment.doc_ids[alive], added.doc_ids])
+    doc_ptr = np.zeros(len(doc_ids) + 1, dtype=np.int64)
+    np.cumsum(np.concatenate([row_lengths, np.diff(added.doc_ptr)]), out=doc_ptr[1:])
+    return terms, {"term_ptr": term_ptr, "post_doc": post_doc, "post_tf": post_tf, "doc_ids": doc_ids,
+                   "doc_len": np.concatenate([segment.doc_len[alive], added.doc_len]), "doc_ptr": doc_ptr,
+                   "doc_terms": doc_terms}
+
+
+def _interleaved(segment: FrozenSegment, added: FrozenSegment) -> tuple[list[str], dict[str, np.ndarray]]:
+    """The arrays of one segment holding the live rows of ``segment`` and the rows of ``added``, whatever
+    their ids: every posting renumbered to its merged term and row, then sorted (``_build``)."""
+    alive = segment.alive
+    doc_ids = np.concatenate([segment.doc_ids[alive], added.doc_ids])
+    doc_len = np.concatenate([segment.doc_len[alive], added.doc_len])
     order = np.argsort(doc_ids, kind="stable")
     row_at = np.empty(len(order), dtype=np.int32)
     row_at[order] = np.arange(len(order), dtype=np.int32)
-    old_live = len(doc_ids) - len(slots)
     row_of_old = np.full(len(alive), -1, dtype=np.int32)
-    row_of_old[alive] = row_at[:old_live]
-    row_of_slot = np.full(mutable.slot_count, -1, dtype=np.int32)
-    row_of_slot[slots] = row_at[old_live:]
-    return doc_ids[order], doc_len[order], row_of_old, row_of_slot
+    row_of_old[alive] = row_at[: segment.live]
+    terms, old_number, new_number = _vocabulary(segment.terms, added.terms)
+    # Each live posting as (term number, row, frequency): the segment's, then the added ones.
+    term_of = np.repeat(old_number, np.diff(segment.term_ptr))
+    row_of = row_of_old[segment.post_doc]
+    kept = row_of >= 0
+    postings = [np.concatenate([term_of[kept], np.repeat(new_number, np.diff(added.term_ptr))]),
+                np.concatenate([row_of[kept], row_at[segment.live:][added.post_doc]]),
+                np.concatenate([segment.post_tf[kept], added.post_tf])]
+    del term_of, row_of, kept
+    return _build(terms, postings, doc_ids[order], doc_len[order])
 
 
-def _vocabulary(old_terms: Sequence[str], new_terms: list[str]) -> tuple[list[str], np.ndarray, np.ndarray]:
-    """Both parts' terms in sorted order, and the number each of the segment's terms and each of the mutable
-    part's terms has in it (terms no posting uses any more are dropped by ``_build``)."""
+def _vocabulary(old_terms: Sequence[str], new_terms: Sequence[str]) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """Both segments' terms in sorted order, and the number each of the first's terms and each of the second's
+    has in it (terms no posting uses any more are the caller's to drop)."""
     old_terms = list(old_terms)
     terms = sorted(set(old_terms).union(new_terms))
     number = dict(zip(terms, range(len(terms))))

@@ -21,8 +21,8 @@ stored here in the form it is used in, so that loading is reading arrays:
   minified) with their size and mtime, so a warm start need not read them.
 
 A refresh also writes *spills* midway (``spill``): the files, chunks,
-references and imports alone, to an anonymous file the index then serves them
-from, never loaded. Both copy what is still stored from the previous file in
+references, imports and BM25 segment alone, to an anonymous file the index
+then serves them from, never loaded. Both copy what is still stored from the previous file in
 bulk. Strings that repeat (names, kinds, languages) are stored once in a string
 table. ``load`` checks what it reads (sizes, ranges, ascending ids) and raises
 ``SnapshotError`` rather than handing back an index that could fail later.
@@ -120,27 +120,25 @@ def save(index: Index, writer: SnapshotWriter, meta: dict) -> BinaryIO:
     writer.blob("rejected_paths", "\0".join(rejected).encode("utf-8", "surrogatepass"))
     writer.array("rejected_stamps", np.array([index.rejected[path][:2] for path in rejected], dtype=np.int64).ravel())
     writer.array("rejected_reason", np.array([strings(index.rejected[path][2]) for path in rejected], dtype=np.int32))
-    segment = index.bm25.segment
-    writer.blob("bm25_terms", "\0".join(segment.terms).encode("utf-8", "surrogatepass"))
-    for name, values in segment.arrays().items():
-        writer.array(f"bm25_{name}", values)
+    _save_segment(index, writer)
     writer.blob("strings", strings.encoded())
     return writer.commit({**meta, "format": FORMAT, "files": len(paths), "links": links is not None})
 
 
 def spill(index: Index, writer: SnapshotWriter) -> BinaryIO:
-    """Write only what ``reopen`` serves from the file afterwards (the files, their chunks, references and
-    imports) and commit; call under the index's lock.
+    """Write only what the index serves from the file afterwards (the files, their chunks, references and
+    imports: ``reopen``; the BM25 segment, compacted: ``load_segment``) and commit; call under the index's lock.
 
-    For a refresh that moves the chunks it holds as objects into a file
-    midway: such a file is never loaded, so the rest of a snapshot (the BM25
-    segment, which would have to be merged first, the definitions, which the
-    symbol table keeps anyway, the links) would be written for nothing.
+    For a refresh that moves what it holds in memory into a file midway: such
+    a file is never loaded by a warm start, so the rest of a snapshot (the
+    definitions, which the symbol table keeps anyway, the links) would be
+    written for nothing.
     """
     strings = _Strings()
     paths = _save_files(index, strings, writer)
     _save_chunks(index, paths, strings, writer)
     _save_uses(index, paths, strings, writer)
+    _save_segment(index, writer)
     writer.blob("strings", strings.encoded())
     return writer.commit({"format": FORMAT, "files": len(paths), "spill": True})
 
@@ -292,13 +290,20 @@ def load(source: SnapshotFile, expected: dict) -> Loaded:
         raise SnapshotError(f"snapshot is damaged: {exc}") from exc
 
 
+def _save_segment(index: Index, writer: SnapshotWriter) -> None:
+    segment = index.bm25.segment
+    writer.blob("bm25_terms", "\0".join(segment.terms).encode("utf-8", "surrogatepass"))
+    for name, values in segment.arrays().items():
+        writer.array(f"bm25_{name}", values)
+
+
 def _split(blob: memoryview) -> list[str]:
     return str(blob, "utf-8", "surrogatepass").split("\0") if len(blob) else []
 
 
 def reopen(source: SnapshotFile) -> tuple[StoredChunks, StoredReferences, StoredImports]:
     """The chunk columns, references and imports of a snapshot or a spill just written: what the index then
-    serves from it (and from a snapshot, its BM25 segment: ``load_segment``)."""
+    serves from it (with its BM25 segment: ``load_segment``)."""
     strings = _split(source.blob("strings"))
     files = _load_files(source, strings)
     paths = [f.path for f in files]

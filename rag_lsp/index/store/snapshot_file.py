@@ -67,7 +67,8 @@ class SnapshotWriter:
         if values.dtype.name not in _DTYPES or values.ndim != 1:
             raise TypeError(f"cannot store {name}: {values.dtype} of {values.ndim} dimensions")
         offset = self._start()
-        self._file.write(values.tobytes())
+        # The buffer itself, not a copy of it (a hundred thousand files' postings are 180 MB a column).
+        self._file.write(values.data.cast("B"))
         self._entries[name] = {"kind": "array", "dtype": values.dtype.name, "offset": offset,
                                "count": len(values), "size": values.nbytes}
 
@@ -135,6 +136,14 @@ class SnapshotFile:
 
     def names(self) -> set[str]:
         return set(self._entries)
+
+    def release(self) -> None:
+        """Drop this process's resident pages of the file: they stay in the page cache, and whatever is read
+        next maps them again. A process's resident size counts the pages of a mapped file it has read, so a
+        refresh that reads a spill through (merging its BM25 segment, copying its chunks into the next)
+        would otherwise keep all of it counted until the spill is unmapped: 1.7 GB at 100,000 files."""
+        if hasattr(mmap, "MADV_DONTNEED"):
+            self._map.madvise(mmap.MADV_DONTNEED)
 
     def array(self, name: str) -> np.ndarray:
         entry = self._entry(name, "array")
