@@ -546,35 +546,30 @@ class Index:
         the old one keeps it), or to an anonymous temporary file without one.
         Failing to write costs only the saving: the index stays as it was.
 
-        The lock is taken twice, for the BM25 merge and then for the writing,
-        so that a question waiting for it answers in between instead of after
-        both (during a cold index of Django, questions waited up to 3 s for a
-        save). Whatever changes meanwhile is merged before the writing.
+        The lock is taken twice, for the code links and then for the writing
+        (which merges BM25's documents as it writes them), so that a question
+        waiting for it answers in between instead of after both (during a cold
+        index of Django, questions waited up to 3 s for a save). Whatever
+        changes meanwhile is linked again before the writing.
         """
         with self.lock:
-            self._merge_for_saving()
+            file_links(self)
         # Let a thread woken by the release take the lock before this one takes it back.
         time.sleep(0)
         with self.lock:
-            self._merge_for_saving()
+            file_links(self)
             target = self.cache.snapshot_path if self.cache and self.cache.available else None
             meta = {**self._snapshot_identity(), "next_id": self._next_id}
             if self._write(lambda writer: snapshot.save(self, writer, meta), target, "index snapshot"):
                 self._unsaved = False
 
-    def _merge_for_saving(self) -> None:
-        """Bring what a snapshot holds beside the files up to date: the links and one BM25 segment of the live
-        documents."""
-        file_links(self)
-        self._compact_bm25()
-
     def _compact_bm25(self) -> None:
         """Fold BM25's documents into one segment (only when documents were added or removed since the last)."""
         if self.bm25.compact():
-            # The merge's columns are freed; without this their heap pages stay resident through the writing.
+            # The merge's columns are freed; without this their heap pages stay resident.
             release_free_memory()
             if self._served is not None:
-                # The merge read the stored segment through; nothing reads it again before the next file.
+                # The merge read the stored segment through.
                 self._served.release()
 
     def _write(self, write: Callable[[SnapshotWriter], BinaryIO], target: Path | None, what: str) -> bool:
@@ -583,21 +578,26 @@ class Index:
         only the writing (a warning: the index keeps what it holds), and False is returned."""
         writer = None
         try:
-            writer = SnapshotWriter(target)
+            # The file is read through as it is copied; its pages are dropped as the writing goes.
+            writer = SnapshotWriter(target, self._served.release if self._served is not None else None)
             with write(writer) as written:
                 if self._served is not None:
-                    # Its stored chunks were copied through; the next reads of them map what they need again.
                     self._served.release()
                 source = SnapshotFile(written)
-                # The segment written is the one in memory (the mutable part is empty after the merge): served
-                # from the file at once, its arrays are freed before the rest is read back.
+                # The segment written holds every live document: BM25 is served from it alone, at once, so that
+                # the documents held in memory are freed before the rest is read back.
                 self.bm25 = BM25Index(segment=snapshot.load_segment(source))
+                # Reading it back checks its columns through; what questions read maps again when they do.
+                source.release()
                 chunks, references, imports = snapshot.reopen(source)
+                source.release()
         except (OSError, SnapshotError) as exc:
             if writer is not None:
                 writer.abort()
             if self.cache:
                 self.cache.warn(f"{what} not written ({exc}); chunks stay in memory")
+            # BM25's documents are folded into one segment in memory instead.
+            self._compact_bm25()
             return False
         self._served = source
         self.chunks.rebase(chunks)
@@ -611,15 +611,15 @@ class Index:
         The file is a spill (``snapshot.spill``), not the cache's snapshot: a
         snapshot would also write the definitions and links, for a file no warm
         start would load before the refresh's own last save. BM25's documents
-        go into it as well, merged into one segment: the refresh's new
-        documents come after the segment's, so the merge only appends (at
-        100,000 files the documents held until the last save were 45 million
-        postings, and their merge the peak of the cold index's memory).
+        go into it as well, merged into one segment as they are written (the
+        refresh's new documents come after the segment's, so the merge only
+        appends), and BM25 is served from it: at 100,000 files the documents
+        held until the last save were 45 million postings, and their merge the
+        peak of the cold index's memory.
         """
         live = len(self.chunks.live)
         if live >= SPILL_MIN_CHUNKS and (live * 2 >= len(self.chunks) or live >= SPILL_MAX_CHUNKS):
             with self.lock:
-                self._compact_bm25()
                 self._write(lambda writer: snapshot.spill(self, writer), None, "index spill")
 
     # Queries over what is indexed.

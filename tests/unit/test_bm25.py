@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -15,6 +16,8 @@ from rag_lsp.index.postings import bm25_mutable as bm25
 from rag_lsp.index.postings.bm25_index import BM25Index
 from rag_lsp.index.postings.bm25_mutable import MutableBM25
 from rag_lsp.index.postings.bm25_segment import FrozenSegment
+from rag_lsp.index.store import snapshot as snapshot_format
+from rag_lsp.index.store.snapshot_file import SnapshotFile, SnapshotWriter
 
 # Arithmetic on empty or degenerate corpora must not divide by zero: a NaN norm would be a wrong score.
 pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
@@ -455,6 +458,14 @@ def test_edits_after_add_many_match_rebuilt_reference(initial, ops, query, batch
     assert_segment_layout(index.segment, docs)
 
 
+def stored_segment(index: BM25Index) -> FrozenSegment:
+    """The index's documents as one segment written to an anonymous snapshot file (in pieces, as a save writes
+    them) and mapped back."""
+    writer = SnapshotWriter(None)
+    snapshot_format._save_segment(SimpleNamespace(bm25=index), writer)
+    return snapshot_format.load_segment(SnapshotFile(writer.commit({})))
+
+
 def assert_segment_layout(segment: FrozenSegment, docs: dict[int, list[str]]) -> None:
     """The segment's arrays are exactly the layout of ``docs``, derived here from the documents alone: rows in
     ascending id, terms in sorted order (only those some document has), postings term-major in ascending row,
@@ -697,9 +708,8 @@ def test_damaged_segment_arrays_are_refused(damage) -> None:
         FrozenSegment.from_arrays(terms, arrays)
 
 
-def test_the_mutable_part_hands_its_postings_over_with_tombstones_at_the_graveyard() -> None:
-    # Documents added in bulk and one by one, some of each removed: every live posting is handed over once,
-    # and the bulk part keeps none (compact replaces the mutable part after it).
+def test_the_mutable_part_gives_its_postings_with_tombstones_at_the_graveyard() -> None:
+    # Documents added in bulk and one by one, some of each removed: every live posting is handed over once.
     mutable = MutableBM25()
     mutable.add_many(HAND_CORPUS.items())
     extra = {6: ["ledger", "audit", "audit"], 7: ["limiter"]}
@@ -707,8 +717,11 @@ def test_the_mutable_part_hands_its_postings_over_with_tombstones_at_the_graveya
         mutable.add(doc_id, tokens)
     for doc_id in (2, 4, 7):
         mutable.remove(doc_id)
-    terms, term_of, slots, tfs = mutable.take_postings()
-    assert not mutable._batches and mutable._batches.raw("ledger") == ([], [])
+    terms, term_of, slots, tfs = mutable.all_postings()
+    # Nothing changes: a save that fails to write its merged segment keeps every document.
+    again = mutable.all_postings()
+    assert again[0] == terms and all(np.array_equal(a, b) for a, b in zip(again[1:], (term_of, slots, tfs)))
+    assert mutable._batches and len(mutable) == len(HAND_CORPUS) + len(extra) - 3
     assert len(set(terms)) == len(terms)
     slot_ids, ids, _ = mutable.documents()
     id_of_slot = dict(zip(slot_ids.tolist(), ids.tolist()))
@@ -783,12 +796,14 @@ def test_score_arrays_reused_after_being_forgotten_leave_remembered_scores_intac
     st.sets(st.integers(0, 30)),
     st.dictionaries(st.integers(0, 30), st.lists(st.sampled_from("efghijk"), max_size=8), max_size=8),
     st.booleans(),
+    st.sampled_from([1, 2, 5, bm25_segment.PIECE]),
 )
 def test_a_merge_lays_out_every_live_document_whether_or_not_the_new_ids_come_after(
-        before, removed, added, after) -> None:
-    # A refresh's new documents have ids above every segment row (merged by appending, no sort); others, such
-    # as a test's or a replaced document's, may fall between them (merged by sorting every posting). Both give
-    # the one layout of the live documents, derived from the documents alone.
+        before, removed, added, after, piece) -> None:
+    # A refresh's new documents have ids above every segment row (merged by appending, no sort, in pieces of
+    # about ``PIECE`` postings); others, such as a test's or a replaced document's, may fall between them
+    # (merged by sorting every posting). Both give the one layout of the live documents, derived from the
+    # documents alone, in memory and written to a snapshot in pieces.
     if after:
         added = {doc_id + 31: tokens for doc_id, tokens in added.items()}
     else:
@@ -801,6 +816,8 @@ def test_a_merge_lays_out_every_live_document_whether_or_not_the_new_ids_come_af
     index.add_many(added.items())
     taken: list[str] = []
     with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(bm25_segment, "PIECE", piece)
+        written = BM25Index(segment=stored_segment(index))
         for name in ("_appended", "_interleaved"):
             original = getattr(bm25_segment, name)
             patch.setattr(bm25_segment, name, lambda *parts, name=name, original=original: (
@@ -808,6 +825,7 @@ def test_a_merge_lays_out_every_live_document_whether_or_not_the_new_ids_come_af
         index.compact()
     docs = {**{doc_id: tokens for doc_id, tokens in before.items() if doc_id not in removed}, **added}
     assert_segment_layout(index.segment, docs)
+    assert_segment_layout(written.segment, docs)
     live = [doc_id for doc_id in before if doc_id not in removed]
     if not added and not removed & set(before):
         assert taken == []

@@ -3,11 +3,13 @@ In each, the index answers exactly as a fresh index of what is on disk, and says
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -169,6 +171,20 @@ def test_a_real_full_filesystem_under_the_cache(tmp_path, small_filesystem):
     again = Index(root, cache_root=small_filesystem)
     again.refresh()
     assert answers(again) == fresh_answers(root)
+
+
+def test_spills_onto_a_full_filesystem_leave_the_index_in_memory(tmp_path, small_filesystem, monkeypatch):
+    # A refresh's spills go to anonymous files in the temporary directory, here a nearly full one: each fails
+    # (its buffered writing fails again when the file is closed), and the index keeps what it holds.
+    (small_filesystem / "filler").write_bytes(b"\0" * (240 << 10))
+    monkeypatch.setattr(tempfile, "TemporaryFile", functools.partial(tempfile.TemporaryFile, dir=small_filesystem))
+    monkeypatch.setattr("rag_lsp.index.root_index.SPILL_MIN_CHUNKS", 20)
+    root = many_files(tmp_path / "ws", 300)
+    index = Index(root, cache_root=tmp_path / "c")
+    stats = index.refresh()
+    assert stats.files == 306
+    assert any("index spill not written" in w for w in stats.warnings), stats.warnings
+    assert answers(index) == fresh_answers(root)
 
 
 @pytest.mark.parametrize("change", ["delete", "rewrite", "grow", "to_directory", "to_symlink"])

@@ -138,20 +138,21 @@ def test_many_files_are_moved_into_spills_while_indexing(tmp_path, monkeypatch):
 
     for kind in ("spill", "save"):
         monkeypatch.setattr(snapshot_module, kind, counted(kind))
-    compact = BM25Index.compact
-    monkeypatch.setattr(BM25Index, "compact", lambda bm25: merged.append(
-        (bm25.pending, bm25.segment.live, bm25.segment.post_doc.flags.writeable)) or compact(bm25))
+    merge = BM25Index.merged
+    monkeypatch.setattr(BM25Index, "merged", lambda bm25: merged.append(
+        (bm25.pending, bm25.segment.live, bm25.segment.post_doc.flags.writeable)) or merge(bm25))
     files = {f"pkg/mod_{i:03}.py": f"def function_{i}(x):\n    return x + {i}\n" for i in range(150)}
     root = write_tree(tmp_path / "many", files)
     index = Index(root)
     index.refresh()
     assert written == ["spill", "save"]
-    # The spill merged the documents indexed until then; the save merged the rest into the segment served from
-    # the spill file (read-only, mapped), twice asked as the save takes the lock twice.
+    # The spill wrote the documents indexed until then as one segment; the save wrote them with the rest, the
+    # segment then served from the spill file (read-only, mapped); the index is served from the save's.
     spilled = merged[0][0]
     assert 0 < spilled < 150 and merged[0][1] == 0
-    assert merged[1:] == [(150 - spilled, spilled, False), (0, 150, True)]
-    assert len(index.chunks) == 150 and not index.chunks.live
+    assert merged[1:] == [(150 - spilled, spilled, False)]
+    assert not index.bm25.pending and index.bm25.segment.live == 150
+    assert not index.bm25.segment.post_doc.flags.writeable
     assert snapshot(index) == snapshot(fresh(root))
     assert os.path.getsize(index.cache.snapshot_path) > 0
     warm = Index(root)

@@ -416,28 +416,28 @@ def test_links_follow_a_name_whose_definers_cross_the_bound(tmp_path):
 
 
 @pytest.mark.parametrize("edit", ["changed", "removed"])
-def test_an_edit_between_a_save_s_merge_and_its_writing_is_written_too(workspace, monkeypatch, edit):
-    """A save lets a waiting thread take the index's lock between its BM25 merge and its writing; an edit made
+def test_an_edit_between_a_save_s_links_and_its_writing_is_written_too(workspace, monkeypatch, edit):
+    """A save lets a waiting thread take the index's lock between its links and its writing; an edit made
     then (an editor's buffer changed, a file deleted) is in the snapshot, postings and links included."""
     index = warm(workspace)
     path = "scripts/firewall.py"
     text = (workspace / path).read_text() + "\n\ndef zqx_meanwhile():\n    return 1\n"
-    unmerged = []
-    merge = Index._merge_for_saving
+    linked = []
 
-    def merge_then_edit(self: Index) -> None:
-        merge(self)
-        if not unmerged:
+    def links_then_edit(self: Index) -> None:
+        file_links(self)
+        if not linked:
             if edit == "changed":
                 self.set_file(path, text)
             else:
                 self.remove_file(path)
-        unmerged.append((self.bm25.pending, self.bm25.segment.live < len(self.bm25.segment.alive)))
+        linked.append(bool(self.bm25.pending) or self.bm25.segment.live < len(self.bm25.segment.alive))
 
-    monkeypatch.setattr(Index, "_merge_for_saving", merge_then_edit)
+    monkeypatch.setattr("rag_lsp.index.root_index.file_links", links_then_edit)
     index.save()
-    # The edit left documents to merge after the first merge; the second merged them before the writing.
-    assert unmerged[0] != (0, False) and unmerged[1] == (0, False)
+    # The edit left BM25 documents to merge after the links were first brought up to date; the writing merged
+    # them, and the index is served from the written segment.
+    assert linked == [True, True] and not index.bm25.pending
     assert index.cache is not None
     loaded = snapshot_format.load(SnapshotFile(index.cache.snapshot_path), index._snapshot_identity())
     files = {f.path: f for f in loaded.files}

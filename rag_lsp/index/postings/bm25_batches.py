@@ -203,21 +203,16 @@ class Batches:
         """How many documents hold each term some document here holds (the terms unnamed)."""
         return self._df[self._df > 0]
 
-    def take(self) -> tuple[list[str], dict[str, int], np.ndarray, np.ndarray, np.ndarray]:
-        """Hand every posting over as columns and keep none: the vocabulary (a term's number is its position)
-        and its numbering, then each posting's term number, slot (tombstones at the graveyard) and frequency.
+    def columns(self) -> tuple[list[str], dict[str, int], np.ndarray, np.ndarray, np.ndarray]:
+        """Every posting as columns: the vocabulary (a term's number is its position) and its numbering, then
+        each posting's term number, slot (tombstones at the graveyard) and frequency; views of the batch's
+        own columns when there is one batch, else joined copies.
 
-        For ``BM25Index.compact``, which folds them into a segment and replaces the mutable part: each column
-        of the batches is freed as soon as it is joined, so that the merge does not hold them beside its own.
+        For ``BM25Index``'s merge, which reads them into a segment written to a file; the index keeps them
+        until that file serves it, so that a failed writing loses nothing.
         """
-        batches, self._batches, self._home = self._batches, [], []
-        self._batch_of = np.full(0, -1, dtype=np.int32)
-        self._held = 0
         columns = []
         for name, dtype in (("term", np.int32), ("slot", np.int32), ("tf", np.float32)):
-            parts = [getattr(batch, name) for batch in batches]
-            for batch in batches:
-                setattr(batch, name, None)
+            parts = [getattr(batch, name) for batch in self._batches]
             columns.append(parts[0] if len(parts) == 1 else np.concatenate(parts or [np.zeros(0, dtype)]))
-            del parts
         return self._terms, self._number, *columns

@@ -147,6 +147,14 @@ class BM25Index:
         self._stale()
         return True
 
+    def merged(self) -> tuple[Sequence[str], dict[str, Iterable[np.ndarray]]]:
+        """The terms and arrays of one segment holding every live document, the large arrays in pieces made
+        as they are read (``FrozenSegment.merged``), for a save that writes them to a file and then serves
+        the segment from it; the index does not change."""
+        if not self.pending and self.segment.live == len(self.segment.alive):
+            return self.segment.terms, {name: [array] for name, array in self.segment.arrays().items()}
+        return FrozenSegment.merged(self.segment, self.mutable)
+
     @property
     def pending(self) -> int:
         """Documents in the mutable part: what ``compact`` would fold in."""

@@ -56,7 +56,7 @@ _INT64_DTYPE = np.longlong
 # token of a batch) whatever the size of the call.
 _BATCH_TOKENS = 1 << 22
 
-# ``take_postings`` joins each term's arrays with these.
+# ``all_postings`` joins each term's arrays with these.
 _SLOTS = attrgetter("slots")
 _TFS = attrgetter("tfs")
 
@@ -318,16 +318,15 @@ class MutableBM25:
         return (np.frombuffer(self._doc_id_at, dtype=_INT64_DTYPE),
                 np.frombuffer(self._doc_len, dtype=_INT64_DTYPE))
 
-    def take_postings(self) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
+    def all_postings(self) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
         """Every posting, tombstones (slot 0) included: the terms, and each posting's term (its position in
         them), slot and frequency, in 32-bit columns. Terms no live document holds may be listed.
 
-        For ``BM25Index.compact``, which folds them into a segment and replaces this structure: the bulk
-        part's columns are handed over, not copied, and this structure keeps none (a cold index's last merge
-        is its memory's peak). Each term's arrays of the documents added one by one are joined as bytes in
-        one C-level pass: a Python loop making numpy arrays per term cost more than the merge itself.
+        For ``BM25Index``'s merge; nothing here changes. Each term's arrays of the documents added one by
+        one are joined as bytes in one C-level pass: a Python loop making numpy arrays per term cost more
+        than the merge itself.
         """
-        terms, numbering, term_of, slots, tfs = self._batches.take()
+        terms, numbering, term_of, slots, tfs = self._batches.columns()
         if not self._postings:
             return terms, term_of, slots, tfs
         terms = list(terms)

@@ -22,16 +22,17 @@ one and the documents of a mutable structure, dropping the dead rows.
 
 from __future__ import annotations
 
+import itertools
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
 
 from rag_lsp.index.postings.bm25_mutable import MutableBM25
 from rag_lsp.index.store.term_table import StoredTerms
 
-# Postings renumbered per ``np.take`` call in a merge: ``take`` converts its indices to 64 bits first.
-TAKE_BLOCK = 1 << 20
+# Postings per piece of a merged segment's large arrays (``FrozenSegment.merged``).
+PIECE = 1 << 22
 # The arrays a segment is stored as (``arrays``/``from_arrays``), besides its terms.
 ARRAY_NAMES = ("term_ptr", "post_doc", "post_tf", "doc_ids", "doc_len", "doc_ptr", "doc_terms")
 
@@ -124,48 +125,63 @@ class FrozenSegment:
 
     @classmethod
     def merge(cls, segment: FrozenSegment, mutable: MutableBM25) -> FrozenSegment:
-        """One segment holding the live documents of ``segment`` and every document of ``mutable``.
+        """One segment holding the live documents of ``segment`` and every document of ``mutable``, in memory
+        (``merged`` gives the same arrays in pieces)."""
+        terms, arrays = cls.merged(segment, mutable)
+        return cls(terms, {name: _whole(pieces) for name, pieces in arrays.items()})
+
+    @staticmethod
+    def merged(segment: FrozenSegment, mutable: MutableBM25) -> tuple[Sequence[str], dict[str, Iterable[np.ndarray]]]:
+        """The terms and arrays of one segment holding the live documents of ``segment`` and every document of
+        ``mutable``, each array as consecutive pieces made as they are read; neither part changes.
 
         The mutable part's documents become a segment of their own first (sorting only their postings). An
         index gives its documents rising ids, so they almost always come after every live row of
         ``segment``: each term's postings are then the segment's followed by the new ones, and the merged
-        arrays are written in place from both (``_appended``), with no sort and no column beside them
-        larger than a byte per posting. That is what lets a refresh merge at each spill and serve the
-        segment from the spill file (a hundred thousand files' cold index held 45 million postings in
-        memory until its last save, whose sort of them was its memory's peak). Documents whose ids
-        interleave with the segment's are merged by sorting every posting (``_interleaved``).
+        arrays are made a few million postings at a time from both (``_appended``), with no sort. A save
+        or spill writes those pieces to its file as they come, so the merged postings are never whole in
+        memory: a hundred thousand files' cold index held 45 million postings until its last save, whose
+        merge was its memory's peak. Documents whose ids interleave with the segment's are merged by
+        sorting every posting (``_interleaved``), in memory.
         """
-        added = cls(*_added(mutable))
+        added = FrozenSegment(*_added(mutable))
         if not segment.live:
-            return added
+            return added.terms, {name: [array] for name, array in added.arrays().items()}
         if not len(added.doc_ids) or int(segment.doc_ids[segment.live_rows()[-1]]) < int(added.doc_ids[0]):
-            return cls(*_appended(segment, added))
-        return cls(*_interleaved(segment, added))
+            return _appended(segment, added)
+        terms, arrays = _interleaved(segment, added)
+        return terms, {name: [array] for name, array in arrays.items()}
+
+
+def _whole(pieces: Iterable[np.ndarray]) -> np.ndarray:
+    """An array from its pieces (one piece is kept as it is)."""
+    parts = list(pieces)
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
 def _added(mutable: MutableBM25) -> tuple[list[str], dict[str, np.ndarray]]:
-    """The arrays of a segment holding the documents of ``mutable``, whose columns are taken from it."""
+    """The arrays of a segment holding the documents of ``mutable``."""
     slots, ids, lengths = mutable.documents()
     order = np.argsort(ids, kind="stable")
     row_of_slot = np.full(mutable.slot_count, -1, dtype=np.int32)
     row_of_slot[slots[order]] = np.arange(len(order), dtype=np.int32)
-    first_seen, term_of, slot_of, tfs = mutable.take_postings()
+    first_seen, term_of, slot_of, tfs = mutable.all_postings()
     by_name = sorted(range(len(first_seen)), key=first_seen.__getitem__)
     number = np.empty(len(first_seen), dtype=np.int32)
     number[by_name] = np.arange(len(by_name), dtype=np.int32)
     rows = row_of_slot[slot_of]
-    del slot_of
     # Tombstones point at the graveyard slot, which no row has.
     kept = rows >= 0
     postings = [number[term_of[kept]], rows[kept], tfs[kept]]
-    del term_of, rows, tfs, kept
+    del term_of, slot_of, rows, tfs, kept
     return _build([first_seen[position] for position in by_name], postings, ids[order].astype(np.int64),
                   lengths[order].astype(np.int32))
 
 
-def _appended(segment: FrozenSegment, added: FrozenSegment) -> tuple[list[str], dict[str, np.ndarray]]:
+def _appended(segment: FrozenSegment, added: FrozenSegment) -> tuple[list[str], dict[str, Iterable[np.ndarray]]]:
     """The arrays of one segment holding the live rows of ``segment`` followed by the rows of ``added``,
-    every one of whose ids is above the segment's: the same arrays ``_build`` would make of their postings."""
+    every one of whose ids is above the segment's: the same arrays ``_build`` would make of their postings,
+    the large ones in pieces of about ``PIECE`` postings."""
     alive = segment.alive
     every_row_lives = segment.live == len(alive)
     terms, old_number, new_number = _vocabulary(segment.terms, added.terms)
@@ -174,59 +190,72 @@ def _appended(segment: FrozenSegment, added: FrozenSegment) -> tuple[list[str], 
     count = np.zeros(len(terms), dtype=np.int64)
     count[old_number] += old_count
     count[new_number] += new_count
+    # Term-major pieces, numbered over every term of both (each segment's numbers rise with the merged ones).
+    start = np.zeros(len(terms) + 1, dtype=np.int64)
+    np.cumsum(count, out=start[1:])
+    held_before = np.zeros(len(terms), dtype=np.int64)
+    held_before[old_number] = old_count
+    cuts = np.searchsorted(start, np.arange(PIECE, int(start[-1]), PIECE)).tolist()
+    bounds = [0, *sorted(set(cuts) - {0, len(terms)}), len(terms)]
+    row_of_old = None if every_row_lives else np.cumsum(alive, dtype=np.int32) - 1
+
+    def term_major(old_column: np.ndarray, new_column: np.ndarray, of_rows: bool) -> Iterator[np.ndarray]:
+        """A column of the postings, in pieces; ``of_rows``: the rows, renumbered (the added ones after the
+        segment's live rows)."""
+        shift = old_column.dtype.type(segment.live if of_rows else 0)
+        for low, high in itertools.pairwise(bounds):
+            a0, a1 = np.searchsorted(old_number, [low, high]).tolist()
+            b0, b1 = np.searchsorted(new_number, [low, high]).tolist()
+            old = old_column[segment.term_ptr[a0]:segment.term_ptr[a1]]
+            if row_of_old is not None:
+                rows = segment.post_doc[segment.term_ptr[a0]:segment.term_ptr[a1]]
+                old = (row_of_old[rows] if of_rows else old)[alive[rows]]
+            numbers = new_number[b0:b1]
+            # Each added posting goes after the segment's postings of its term, in the added order.
+            first = start[numbers] - start[low] + held_before[numbers] - (added.term_ptr[b0:b1] - added.term_ptr[b0])
+            where_new = np.repeat(first, new_count[b0:b1]) + np.arange(
+                int(added.term_ptr[b1] - added.term_ptr[b0]), dtype=np.int64)
+            piece = np.empty(int(start[high] - start[low]), dtype=old_column.dtype)
+            from_old = np.ones(len(piece), dtype=bool)
+            from_old[where_new] = False
+            piece[where_new] = new_column[added.term_ptr[b0]:added.term_ptr[b1]] + shift
+            piece[from_old] = old
+            yield piece
+
     used = np.flatnonzero(count)
+    kept_terms, old_kept, new_kept = terms, old_number, new_number
     if len(used) < len(terms):
         # Terms whose every document was removed are dropped, as ``_build`` drops them.
         renumber = np.full(len(terms), -1, dtype=np.int32)
         renumber[used] = np.arange(len(used), dtype=np.int32)
-        terms = [terms[number] for number in used.tolist()]
-        old_number, new_number, count = renumber[old_number], renumber[new_number], count[used]
-    term_ptr = np.zeros(len(terms) + 1, dtype=np.int64)
-    np.cumsum(count, out=term_ptr[1:])
-    held_before = np.zeros(len(terms), dtype=np.int64)
-    held = old_count > 0
-    held_before[old_number[held]] = old_count[held]
-    # Term-major: each added posting goes after the segment's postings of its term, in the added order.
-    first = term_ptr[:-1][new_number] + held_before[new_number] - added.term_ptr[:-1]
-    where_new = np.repeat(first, new_count) + np.arange(len(added.post_doc), dtype=np.int64)
-    del first, held_before
-    from_old = np.ones(int(term_ptr[-1]), dtype=bool)
-    from_old[where_new] = False
-    post_doc = np.empty(len(from_old), dtype=np.int32)
-    post_tf = np.empty(len(from_old), dtype=np.float32)
-    post_doc[where_new] = added.post_doc + np.int32(segment.live)
-    post_tf[where_new] = added.post_tf
-    del where_new
+        kept_terms = [terms[number] for number in used.tolist()]
+        old_kept, new_kept = renumber[old_number], renumber[new_number]
+    term_ptr = np.zeros(len(kept_terms) + 1, dtype=np.int64)
+    np.cumsum(count[used], out=term_ptr[1:])
     row_lengths = np.diff(segment.doc_ptr)
-    if every_row_lives:
-        post_doc[from_old] = segment.post_doc
-        post_tf[from_old] = segment.post_tf
-        old_terms = segment.doc_terms
-    else:
-        row_of_old = np.cumsum(alive, dtype=np.int32) - 1
-        rows = row_of_old[segment.post_doc]
-        live_posting = alive[segment.post_doc]
-        post_doc[from_old] = rows[live_posting]
-        del rows
-        post_tf[from_old] = segment.post_tf[live_posting]
-        del live_posting
-        old_terms = segment.doc_terms[np.repeat(alive, row_lengths)]
-        row_lengths = row_lengths[alive]
-    del from_old
-    # Row-major: the segment's live rows, then the added ones; renumbering keeps each row's terms ascending.
-    doc_terms = np.empty(len(post_doc), dtype=np.int32)
-    # Every number is in range; ``take`` checking them (its default) first writes to a buffer as large as ``out``.
-    for start in range(0, len(old_terms), TAKE_BLOCK):
-        stop = min(start + TAKE_BLOCK, len(old_terms))
-        np.take(old_number, old_terms[start:stop], out=doc_terms[start:stop], mode="clip")
-    np.take(new_number, added.doc_terms, out=doc_terms[len(old_terms):], mode="clip")
-    del old_terms
-    doc_ids = np.concatenate([segment.doc_ids[alive], added.doc_ids])
-    doc_ptr = np.zeros(len(doc_ids) + 1, dtype=np.int64)
-    np.cumsum(np.concatenate([row_lengths, np.diff(added.doc_ptr)]), out=doc_ptr[1:])
-    return terms, {"term_ptr": term_ptr, "post_doc": post_doc, "post_tf": post_tf, "doc_ids": doc_ids,
-                   "doc_len": np.concatenate([segment.doc_len[alive], added.doc_len]), "doc_ptr": doc_ptr,
-                   "doc_terms": doc_terms}
+
+    def row_major() -> Iterator[np.ndarray]:
+        # The segment's live rows, then the added ones; renumbering keeps each row's terms ascending.
+        live_posting = None if every_row_lives else np.repeat(alive, row_lengths)
+        for low in range(0, len(segment.doc_terms), PIECE):
+            old = segment.doc_terms[low:low + PIECE]
+            if live_posting is not None:
+                old = old[live_posting[low:low + PIECE]]
+            # Every number is in range; ``take`` checking them (its default) writes to a buffer as large as ``out``.
+            yield np.take(old_kept, old, mode="clip")
+        yield np.take(new_kept, added.doc_terms, mode="clip")
+
+    doc_ptr = np.zeros(segment.live + len(added.doc_ids) + 1, dtype=np.int64)
+    np.cumsum(np.concatenate([row_lengths[alive], np.diff(added.doc_ptr)]), out=doc_ptr[1:])
+    return kept_terms, {
+        "term_ptr": [term_ptr],
+        "post_doc": term_major(segment.post_doc, added.post_doc, of_rows=True),
+        "post_tf": term_major(segment.post_tf, added.post_tf, of_rows=False),
+        "doc_ids": [np.concatenate([segment.doc_ids[alive], added.doc_ids])],
+        "doc_len": [np.concatenate([segment.doc_len[alive], added.doc_len])],
+        "doc_ptr": [doc_ptr],
+        "doc_terms": row_major(),
+    }
 
 
 def _interleaved(segment: FrozenSegment, added: FrozenSegment) -> tuple[list[str], dict[str, np.ndarray]]:

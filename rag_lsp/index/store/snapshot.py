@@ -104,7 +104,7 @@ class _Strings:
 
 
 def save(index: Index, writer: SnapshotWriter, meta: dict) -> BinaryIO:
-    """Write ``index`` (its BM25 index compacted) and commit; call under the index's lock."""
+    """Write ``index`` (its BM25 documents as one segment) and commit; call under the index's lock."""
     strings = _Strings()
     paths = _save_files(index, strings, writer)
     _save_chunks(index, paths, strings, writer)
@@ -127,7 +127,8 @@ def save(index: Index, writer: SnapshotWriter, meta: dict) -> BinaryIO:
 
 def spill(index: Index, writer: SnapshotWriter) -> BinaryIO:
     """Write only what the index serves from the file afterwards (the files, their chunks, references and
-    imports: ``reopen``; the BM25 segment, compacted: ``load_segment``) and commit; call under the index's lock.
+    imports: ``reopen``; the BM25 documents as one segment: ``load_segment``) and commit; call under the
+    index's lock.
 
     For a refresh that moves what it holds in memory into a file midway: such
     a file is never loaded by a warm start, so the rest of a snapshot (the
@@ -291,10 +292,11 @@ def load(source: SnapshotFile, expected: dict) -> Loaded:
 
 
 def _save_segment(index: Index, writer: SnapshotWriter) -> None:
-    segment = index.bm25.segment
-    writer.blob("bm25_terms", "\0".join(segment.terms).encode("utf-8", "surrogatepass"))
-    for name, values in segment.arrays().items():
-        writer.array(f"bm25_{name}", values)
+    """BM25's live documents as one segment, merged as it is written (never whole in memory)."""
+    terms, arrays = index.bm25.merged()
+    writer.blob("bm25_terms", "\0".join(terms).encode("utf-8", "surrogatepass"))
+    for name in ARRAY_NAMES:
+        writer.array(f"bm25_{name}", arrays[name])
 
 
 def _split(blob: memoryview) -> list[str]:

@@ -21,7 +21,7 @@ import os
 import struct
 import tempfile
 import zlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import BinaryIO
 
@@ -30,6 +30,8 @@ import numpy as np
 MAGIC = b"RAGSNAP1"
 _FOOTER = struct.Struct("<QQI8s")
 _ALIGN = 8
+# Bytes a writer writes between two calls of its ``release``.
+RELEASE_EVERY = 64 << 20
 _DTYPES = frozenset({"int8", "int16", "int32", "int64", "uint8", "float32", "float64", "bool"})
 
 
@@ -40,9 +42,13 @@ class SnapshotError(ValueError):
 class SnapshotWriter:
     """Entries streamed to a temporary file; ``commit`` renames it into place, ``abort`` removes it."""
 
-    def __init__(self, target: Path | None) -> None:
-        """``target`` None writes an anonymous temporary file (no cache): ``commit`` returns it still open."""
+    def __init__(self, target: Path | None, release: Callable[[], None] | None = None) -> None:
+        """``target`` None writes an anonymous temporary file (no cache): ``commit`` returns it still open.
+        ``release`` is called after every ``RELEASE_EVERY`` bytes written: a save that copies from the file
+        the index is served from drops its pages of that file as it goes (``SnapshotFile.release``)."""
         self.target = target
+        self._release = release
+        self._unreleased = 0
         if target is None:
             # Closed by ``abort``, or by the caller that ``commit`` hands it to.
             self._file: BinaryIO = tempfile.TemporaryFile()  # noqa: SIM115
@@ -62,24 +68,47 @@ class SnapshotWriter:
             self._file.write(b"\0" * padding)
         return position + padding
 
-    def array(self, name: str, values: np.ndarray) -> None:
-        values = np.ascontiguousarray(values)
-        if values.dtype.name not in _DTYPES or values.ndim != 1:
-            raise TypeError(f"cannot store {name}: {values.dtype} of {values.ndim} dimensions")
+    def array(self, name: str, values: np.ndarray | Iterable[np.ndarray]) -> None:
+        """An array, given whole or as consecutive pieces of one type (written as they come, never joined:
+        a merged BM25 segment's postings are made a piece at a time)."""
         offset = self._start()
-        # The buffer itself, not a copy of it (a hundred thousand files' postings are 180 MB a column).
-        self._file.write(values.data.cast("B"))
-        self._entries[name] = {"kind": "array", "dtype": values.dtype.name, "offset": offset,
-                               "count": len(values), "size": values.nbytes}
+        dtype, count = None, 0
+        for piece in [values] if isinstance(values, np.ndarray) else values:
+            piece = np.ascontiguousarray(piece)
+            if piece.dtype.name not in _DTYPES or piece.ndim != 1 or dtype not in (None, piece.dtype):
+                raise TypeError(f"cannot store {name}: {piece.dtype} of {piece.ndim} dimensions after {dtype}")
+            dtype = piece.dtype
+            # The buffer itself, not a copy of it.
+            self._write(piece.data.cast("B"))
+            count += len(piece)
+        if dtype is None:
+            raise TypeError(f"cannot store {name}: no pieces")
+        self._entries[name] = {"kind": "array", "dtype": dtype.name, "offset": offset, "count": count,
+                               "size": count * dtype.itemsize}
 
     def blob(self, name: str, parts: Iterable[bytes | memoryview] | bytes) -> None:
         """A blob, given whole or as consecutive parts (written without joining them in memory)."""
         offset = self._start()
         size = 0
         for part in [parts] if isinstance(parts, bytes) else parts:
-            self._file.write(part)
+            self._write(part)
             size += len(part)
         self._entries[name] = {"kind": "blob", "offset": offset, "size": size}
+
+    def _write(self, data: bytes | memoryview) -> None:
+        if self._release is None:
+            self._file.write(data)
+            return
+        # A part may be a long run of the file being copied from (every stored chunk's text): written in
+        # slices, so that its pages are dropped along the way.
+        view = memoryview(data)
+        for start in range(0, len(view), RELEASE_EVERY):
+            piece = view[start:start + RELEASE_EVERY]
+            self._file.write(piece)
+            self._unreleased += len(piece)
+            if self._unreleased >= RELEASE_EVERY:
+                self._release()
+                self._unreleased = 0
 
     def commit(self, meta: dict) -> BinaryIO:
         """Write the table of contents and footer, and put the file in place; returns the open file."""
@@ -94,7 +123,12 @@ class SnapshotWriter:
         return self._file
 
     def abort(self) -> None:
-        self._file.close()
+        """Close and remove the file. Never raises: closing flushes what is buffered, which fails again on a
+        full disk (the file is closed all the same)."""
+        try:
+            self._file.close()
+        except OSError:
+            pass
         if self._temp is not None:
             self._temp.unlink(missing_ok=True)
             self._temp = None
