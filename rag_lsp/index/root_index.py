@@ -88,8 +88,10 @@ class Index:
         self.cache = IndexCache(cache_path_for(self.root, cache_root)) if use_cache else None
         self.stats = IndexStats(root=str(self.root), cache=str(self.cache.path) if self.cache else None)
         self._next_id = 0
-        # The snapshot or spill the stored chunks, references, imports and BM25 segment are read from, if any.
+        # The snapshot or spill the stored chunks, references and imports are read from, and the one the BM25
+        # segment is (the same, or an earlier spill's when the last was written without it), if any.
         self._served: SnapshotFile | None = None
+        self._postings_source: SnapshotFile | None = None
         # Counts changes of indexed text (a file added, changed or removed), for ``version``.
         self._changes = 0
         # The path of each change since change number ``_journal_start`` (``changed_since``).
@@ -522,7 +524,7 @@ class Index:
         with self.lock:
             self.files = {f.path: FileEntry(f.blob_id, f.language, f.size, f.mtime_ns, f.chunk_ids, f.error)
                           for f in loaded.files}
-            self._served = source
+            self._served = self._postings_source = source
             self.chunks.rebase(loaded.chunks)
             self.bm25 = BM25Index(segment=loaded.segment)
             self.references = ReferenceMap(loaded.references)
@@ -566,29 +568,38 @@ class Index:
     def _compact_bm25(self) -> None:
         """Fold BM25's documents into one segment (only when documents were added or removed since the last)."""
         if self.bm25.compact():
-            # The merge's columns are freed; without this their heap pages stay resident.
+            # The merge read the stored segment through, and its columns are freed; without this their heap
+            # pages stay resident.
             release_free_memory()
-            if self._served is not None:
-                # The merge read the stored segment through.
-                self._served.release()
+            self._release_read()
+            self._postings_source = None
 
-    def _write(self, write: Callable[[SnapshotWriter], BinaryIO], target: Path | None, what: str) -> bool:
-        """Write a snapshot or a spill (``write``) to ``target`` (an anonymous file for None) and serve the
-        chunks, references, imports and BM25 segment from it instead of what is held in memory; failing costs
-        only the writing (a warning: the index keeps what it holds), and False is returned."""
+    def _release_read(self) -> None:
+        """Drop this process's pages of the files the index is served from (``SnapshotFile.release``)."""
+        for source in (self._served, self._postings_source):
+            if source is not None:
+                source.release()
+
+    def _write(self, write: Callable[[SnapshotWriter], BinaryIO], target: Path | None, what: str,
+               postings: bool = True) -> bool:
+        """Write a snapshot or a spill (``write``; ``postings``: with BM25's documents) to ``target`` (an
+        anonymous file for None) and serve the chunks, references, imports (and BM25 segment) from it instead
+        of what is held in memory; failing costs only the writing (a warning: the index keeps what it holds,
+        BM25's documents folded into one segment in memory), and False is returned."""
         writer = None
         try:
-            # The file is read through as it is copied; its pages are dropped as the writing goes.
-            writer = SnapshotWriter(target, self._served.release if self._served is not None else None)
+            # The files read from are read through as they are copied; their pages are dropped as the writing goes.
+            writer = SnapshotWriter(target, self._release_read)
             with write(writer) as written:
-                if self._served is not None:
-                    self._served.release()
+                self._release_read()
                 source = SnapshotFile(written)
-                # The segment written holds every live document: BM25 is served from it alone, at once, so that
-                # the documents held in memory are freed before the rest is read back.
-                self.bm25 = BM25Index(segment=snapshot.load_segment(source))
-                # Reading it back checks its columns through; what questions read maps again when they do.
-                source.release()
+                if postings:
+                    # The segment written holds every live document: BM25 is served from it alone, at once, so
+                    # that the documents held in memory are freed before the rest is read back.
+                    self.bm25 = BM25Index(segment=snapshot.load_segment(source))
+                    self._postings_source = source
+                    # Reading it back checks its columns through; questions map again what they read.
+                    source.release()
                 chunks, references, imports = snapshot.reopen(source)
                 source.release()
         except (OSError, SnapshotError) as exc:
@@ -596,8 +607,8 @@ class Index:
                 writer.abort()
             if self.cache:
                 self.cache.warn(f"{what} not written ({exc}); chunks stay in memory")
-            # BM25's documents are folded into one segment in memory instead.
-            self._compact_bm25()
+            if postings:
+                self._compact_bm25()
             return False
         self._served = source
         self.chunks.rebase(chunks)
@@ -611,16 +622,20 @@ class Index:
         The file is a spill (``snapshot.spill``), not the cache's snapshot: a
         snapshot would also write the definitions and links, for a file no warm
         start would load before the refresh's own last save. BM25's documents
-        go into it as well, merged into one segment as they are written (the
-        refresh's new documents come after the segment's, so the merge only
-        appends), and BM25 is served from it: at 100,000 files the documents
-        held until the last save were 45 million postings, and their merge the
-        peak of the cold index's memory.
+        go into it as well once ``SPILL_MAX_CHUNKS`` of them wait in memory,
+        merged into one segment as they are written (the refresh's new
+        documents come after the segment's, so the merge only appends), and
+        BM25 is served from it: at 100,000 files the documents held until the
+        last save were 45 million postings, and their merge the peak of the
+        cold index's memory. Fewer are left for the next save: the spills of a
+        smaller workspace would merge them for nothing (Django's cold peak with
+        the parse workers, who are alive during spills, rose 378 → 403 MB).
         """
         live = len(self.chunks.live)
         if live >= SPILL_MIN_CHUNKS and (live * 2 >= len(self.chunks) or live >= SPILL_MAX_CHUNKS):
+            postings = self.bm25.pending >= SPILL_MAX_CHUNKS
             with self.lock:
-                self._write(lambda writer: snapshot.spill(self, writer), None, "index spill")
+                self._write(lambda writer: snapshot.spill(self, writer, postings), None, "index spill", postings)
 
     # Queries over what is indexed.
 

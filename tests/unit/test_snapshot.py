@@ -126,9 +126,11 @@ def test_a_reader_keeps_its_snapshot_while_another_process_replaces_it(tmp_path)
 
 
 def test_many_files_are_moved_into_spills_while_indexing(tmp_path, monkeypatch):
-    # Midway the chunks held as objects and BM25's documents (merged into one segment) go to spill files (no
-    # definitions); only the refresh's last save writes the cache's snapshot, which a warm start then loads whole.
+    # Midway the chunks held as objects and, once SPILL_MAX_CHUNKS of them wait, BM25's documents (merged into
+    # one segment) go to spill files (no definitions); only the refresh's last save writes the cache's snapshot,
+    # which a warm start then loads whole.
     monkeypatch.setattr("rag_lsp.index.root_index.SPILL_MIN_CHUNKS", 20)
+    monkeypatch.setattr("rag_lsp.index.root_index.SPILL_MAX_CHUNKS", 100)
     written = []
     merged = []
 
@@ -199,14 +201,16 @@ def test_past_a_size_a_refresh_spills_at_that_size_not_at_doubling_ones(tmp_path
         monkeypatch.setattr(f"rag_lsp.index.root_index.{name}", value)
     held = []
     spill = snapshot_module.spill
-    monkeypatch.setattr(snapshot_module, "spill", lambda index, writer: held.append(len(index.chunks.live))
-                        or spill(index, writer))
+    monkeypatch.setattr(snapshot_module, "spill", lambda index, writer, postings: held.append(
+        (len(index.chunks.live), postings)) or spill(index, writer, postings))
     files = {f"pkg/mod_{i:03}.py": f"def function_{i}(x):\n    return x + {i}\n" for i in range(150)}
     root = write_tree(tmp_path / "many", files)
     index = Index(root)
     index.refresh()
-    # Doubling: 32 of 32, 32 of 64; then at most 40 (and the batch that reached it).
-    assert held == [32, 32, 48] and len(index.chunks) == 150
+    # Doubling: 32 of 32, 32 of 64; then at most 40 (and the batch that reached it). BM25's documents go with
+    # them once 40 wait (64 at the second), and are then served from the spill.
+    assert held == [(32, False), (32, True), (48, True)] and len(index.chunks) == 150
+    assert not index.bm25.pending
     assert snapshot(index) == snapshot(fresh(root))
 
 

@@ -170,10 +170,14 @@ def _added(mutable: MutableBM25) -> tuple[list[str], dict[str, np.ndarray]]:
     number = np.empty(len(first_seen), dtype=np.int32)
     number[by_name] = np.arange(len(by_name), dtype=np.int32)
     rows = row_of_slot[slot_of]
-    # Tombstones point at the graveyard slot, which no row has.
+    del slot_of
+    # Tombstones point at the graveyard slot, which no row has (a refresh's documents leave none).
     kept = rows >= 0
-    postings = [number[term_of[kept]], rows[kept], tfs[kept]]
-    del term_of, slot_of, rows, tfs, kept
+    if kept.all():
+        postings = [number[term_of], rows, tfs]
+    else:
+        postings = [number[term_of[kept]], rows[kept], tfs[kept]]
+    del term_of, rows, tfs, kept
     return _build([first_seen[position] for position in by_name], postings, ids[order].astype(np.int64),
                   lengths[order].astype(np.int32))
 

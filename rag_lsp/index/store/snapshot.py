@@ -125,10 +125,10 @@ def save(index: Index, writer: SnapshotWriter, meta: dict) -> BinaryIO:
     return writer.commit({**meta, "format": FORMAT, "files": len(paths), "links": links is not None})
 
 
-def spill(index: Index, writer: SnapshotWriter) -> BinaryIO:
+def spill(index: Index, writer: SnapshotWriter, postings: bool) -> BinaryIO:
     """Write only what the index serves from the file afterwards (the files, their chunks, references and
-    imports: ``reopen``; the BM25 documents as one segment: ``load_segment``) and commit; call under the
-    index's lock.
+    imports: ``reopen``; with ``postings``, the BM25 documents as one segment: ``load_segment``) and commit;
+    call under the index's lock.
 
     For a refresh that moves what it holds in memory into a file midway: such
     a file is never loaded by a warm start, so the rest of a snapshot (the
@@ -139,7 +139,8 @@ def spill(index: Index, writer: SnapshotWriter) -> BinaryIO:
     paths = _save_files(index, strings, writer)
     _save_chunks(index, paths, strings, writer)
     _save_uses(index, paths, strings, writer)
-    _save_segment(index, writer)
+    if postings:
+        _save_segment(index, writer)
     writer.blob("strings", strings.encoded())
     return writer.commit({"format": FORMAT, "files": len(paths), "spill": True})
 

@@ -31,7 +31,7 @@ MAGIC = b"RAGSNAP1"
 _FOOTER = struct.Struct("<QQI8s")
 _ALIGN = 8
 # Bytes a writer writes between two calls of its ``release``.
-RELEASE_EVERY = 64 << 20
+RELEASE_EVERY = 16 << 20
 _DTYPES = frozenset({"int8", "int16", "int32", "int64", "uint8", "float32", "float64", "bool"})
 
 
