@@ -627,9 +627,9 @@ class Index:
         documents come after the segment's, so the merge only appends), and
         BM25 is served from it: at 100,000 files the documents held until the
         last save were 45 million postings, and their merge the peak of the
-        cold index's memory. Fewer are left for the next save: the spills of a
-        smaller workspace would merge them for nothing (Django's cold peak with
-        the parse workers, who are alive during spills, rose 378 → 403 MB).
+        cold index's memory. Fewer wait for a later spill or the save: merging
+        them at every spill of a smaller workspace only cost memory while the
+        parse workers are alive (Django's cold peak with them, 378 → 403 MB).
         """
         live = len(self.chunks.live)
         if live >= SPILL_MIN_CHUNKS and (live * 2 >= len(self.chunks) or live >= SPILL_MAX_CHUNKS):

@@ -5,8 +5,8 @@ A refresh adds documents by the thousand (Django's cold index: 57,000 chunks,
 for edits (a Python object and three growable arrays per term, a tuple and an
 array per document) cost those documents 150 MB, and the adding most of its
 time in per-term work repeated for every batch. ``MutableBM25.add_many`` keeps
-them here instead, until ``BM25Index.compact`` folds them into the frozen
-segment (a refresh's next save):
+them here instead, until a spill or save writes them into a frozen segment
+(``BM25Index.merged``), which then serves them:
 
 * one vocabulary for every batch, terms numbered in order of first
   appearance, with each number's document frequency;

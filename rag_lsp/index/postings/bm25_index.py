@@ -9,7 +9,9 @@ index has two parts:
 * a frozen segment (``bm25_segment.py``): flat arrays, saved and loaded (or
   memory-mapped) in bulk by the snapshot, where a removal only clears a flag;
 * a mutable part (``bm25_mutable.py``) holding every document added since,
-  until ``compact`` folds both into a new segment.
+  until a save writes both as one segment (``merged``, a few million postings
+  at a time) and the index is served from it, or ``compact`` folds them into
+  a new segment in memory.
 
 The statistics span both: ``N`` and the total length are sums, a term's
 document frequency is its live count in the segment plus its count in the
@@ -137,9 +139,9 @@ class BM25Index:
             self._spares.append((spare, np.zeros(0, dtype=np.int64)))
 
     def compact(self) -> bool:
-        """Fold the mutable part and the segment's live rows into one new segment (same scores); returns
-        whether there was anything to fold. With no document added or removed since the last fold the segment
-        is already that one, and is kept."""
+        """Fold the mutable part and the segment's live rows into one new segment in memory (same scores; what
+        a save does when its file cannot be written); returns whether there was anything to fold. With no
+        document added or removed since the last fold the segment is already that one, and is kept."""
         if not self.pending and self.segment.live == len(self.segment.alive):
             return False
         self.segment = FrozenSegment.merge(self.segment, self.mutable)

@@ -2,8 +2,8 @@
 
 ``bm25_index.BM25Index`` scores over a frozen segment loaded in bulk plus
 this structure, which holds every document added since the segment was built
-(an editor's edits, a refresh's new files) until ``BM25Index.compact`` folds
-it into a new segment. It keeps postings and lengths; the statistics and the
+(an editor's edits, a refresh's new files) until a save writes both as one
+new segment (``BM25Index.merged``). It keeps postings and lengths; the statistics and the
 scoring, which must span both parts, are ``BM25Index``'s.
 
 Layout, chosen so that a query costs numpy work over its terms' postings and an
