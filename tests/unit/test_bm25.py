@@ -837,6 +837,33 @@ def test_a_merge_lays_out_every_live_document_whether_or_not_the_new_ids_come_af
         assert_matches_okapi(index, docs, ["a", "e", "h", "k"])
 
 
+@pytest.mark.parametrize(("budget", "share"), [(0, 1), (40, 1), (1 << 22, 1), (1 << 22, 8)])
+def test_remembered_terms_score_like_a_fresh_index_within_their_budget(monkeypatch, budget, share) -> None:
+    # A term's contributions are kept for later queries (the least recently used dropped past the budget, a
+    # term larger than it never kept) until an edit: every score equals a fresh index's, to the bit.
+    monkeypatch.setattr(bm25_index, "TERM_MEMO_POSTINGS", budget)
+    monkeypatch.setattr(bm25_index, "TERM_MEMO_SHARE", share)
+    rng = random.Random(7)
+    vocabulary, weights, docs = zipf_corpus(rng, 30, 60)
+    index = BM25Index()
+    index.add_many(docs.items())
+    index.compact()
+    for step in range(40):
+        query = rng.choices(vocabulary, weights, k=rng.randint(1, 5))
+        fresh = build(docs)
+        assert index.scores(query) == fresh.scores(query)
+        assert index.top_k(query, 9) == fresh.top_k(query, 9)
+        held = sum(len(slots) for slots, _, _ in index._terms.values())
+        assert held == index._term_postings <= min(budget, len(index.segment.post_doc) // share)
+        if budget == 1 << 22 and share == 1:
+            assert set(query) <= set(index._terms) | {term for term in query if not index.df(term)}
+        if step % 6 == 5:
+            doc_id = 500 + step
+            docs[doc_id] = zipf_doc(rng, vocabulary, weights)
+            index.add(doc_id, docs[doc_id])
+            assert not index._terms
+
+
 def test_compacting_an_already_compact_index_keeps_its_segment() -> None:
     index = BM25Index()
     index.add_many(HAND_CORPUS.items())

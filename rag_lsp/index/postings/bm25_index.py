@@ -51,6 +51,12 @@ from rag_lsp.index.postings.bm25_segment import FrozenSegment
 # chunk); the eight questions of bench/latency.py have every such repeat within the last two queries, and four
 # keep a margin. More served only the same question asked again at once, for 8.7 MB each at a million chunks.
 MEMO_QUERIES = 4
+# Postings whose contributions to scores are kept per term for later queries, until an edit: at most an
+# eighth of the segment's postings and at most ``TERM_MEMO_POSTINGS`` (16 bytes each: 64 MB in all). A
+# question's queries share most of their words, and common words recur across questions: at 100,000 files a
+# question of common words read a million postings in each of four queries.
+TERM_MEMO_SHARE = 8
+TERM_MEMO_POSTINGS = 1 << 22
 # Score arrays are made this much longer than the documents (at least ``MIN_SLACK`` slots), so that they serve
 # again after edits have added documents.
 SLACK_SHARE = 1 / 64
@@ -77,6 +83,10 @@ class BM25Index:
         # Score arrays no longer remembered, whose memory the next queries fill again (``_zeros``), each with
         # the slots it holds a score in (every other slot is zero).
         self._spares: list[tuple[np.ndarray, np.ndarray]] = []
+        # Each recently queried term's slots and contributions (idf times saturation) and whether its idf is
+        # positive, in the order they were last used; the postings they hold in all.
+        self._terms: dict[str, tuple[np.ndarray, np.ndarray, bool]] = {}
+        self._term_postings = 0
 
     def __len__(self) -> int:
         return self.segment.live + len(self.mutable)
@@ -278,6 +288,8 @@ class BM25Index:
     def _stale(self) -> None:
         self._average_idf = None
         self._norms = None
+        self._terms.clear()
+        self._term_postings = 0
         for remembered in self._memo.values():
             self._spare(remembered)
         self._memo.clear()
@@ -356,24 +368,15 @@ class BM25Index:
             remembered, prefix_hits = self._memo[prefix]
             # Every other slot of the remembered scores is zero, as the new array's.
             accumulated[prefix_hits] = remembered[prefix_hits]
-        norms = self._slot_norms((self.segment.live_length + self.mutable.total_length) / count)
         contributions: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         all_positive = True
         for term in query[len(prefix):]:
             if term not in contributions:
-                df = self.df(term)
-                if df == 0:
+                found = self._contribution(term, count)
+                if found is None:
                     continue
-                idf = self._idf(df, count)
-                all_positive = all_positive and idf > 0
-                found, tfs = self.segment.postings(term)
-                raw = self.mutable.raw(term)
-                if raw is not None:
-                    found = np.concatenate([found, raw[0] + rows])
-                    tfs = np.concatenate([tfs, raw[1]])
-                # Same operations in the same order as BM25Okapi.get_scores.
-                saturation = tfs * (self.k1 + 1) / (tfs + norms[found])
-                contributions[term] = (found, idf * saturation)
+                contributions[term] = found[:2]
+                all_positive = all_positive and found[2]
             slots, contribution = contributions[term]
             # ``add.at`` adds in one pass where ``accumulated[slots] += ...`` gathers, adds and scatters (a
             # term's slots are distinct, so the sums are the same to the bit): 2.5× faster on 400,000 postings.
@@ -393,6 +396,39 @@ class BM25Index:
             hit[slots] = True
         hit[rows:rows + 1] = False
         return accumulated, np.flatnonzero(hit)
+
+    def _contribution(self, term: str, count: int) -> tuple[np.ndarray, np.ndarray, bool] | None:
+        """The slots of the documents holding ``term``, what the term adds to each one's score, and whether
+        its idf is positive; None for a term no document holds. Kept for the next queries (within the
+        budget of ``TERM_MEMO_POSTINGS``, the least recently used dropped first) until an edit."""
+        found = self._terms.pop(term, None)
+        if found is None:
+            df = self.df(term)
+            if df == 0:
+                return None
+            idf = self._idf(df, count)
+            slots, tfs = self.segment.postings(term)
+            raw = self.mutable.raw(term)
+            if raw is not None:
+                slots = np.concatenate([slots, raw[0] + len(self.segment.doc_ids)])
+                tfs = np.concatenate([tfs, raw[1]])
+            norms = self._slot_norms((self.segment.live_length + self.mutable.total_length) / count)
+            # Same operations in the same order as BM25Okapi.get_scores.
+            saturation = tfs * (self.k1 + 1) / (tfs + norms[slots])
+            contribution = idf * saturation
+            for array in (slots, contribution):
+                array.flags.writeable = False
+            found = (slots, contribution, idf > 0)
+            self._term_postings += len(slots)
+            budget = min(TERM_MEMO_POSTINGS, len(self.segment.post_doc) // TERM_MEMO_SHARE)
+            while self._term_postings > budget and self._terms:
+                self._term_postings -= len(self._terms.pop(next(iter(self._terms)))[0])
+            if self._term_postings > budget:
+                # Larger than the budget alone: not kept.
+                self._term_postings -= len(slots)
+                return found
+        self._terms[term] = found
+        return found
 
     def _idf(self, df: int, count: int) -> float:
         """Return a term's idf, floored like ``BM25Okapi`` when it is negative."""

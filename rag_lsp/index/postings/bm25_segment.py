@@ -245,9 +245,8 @@ def _appended(segment: FrozenSegment, added: FrozenSegment) -> tuple[list[str], 
             old = segment.doc_terms[low:low + PIECE]
             if live_posting is not None:
                 old = old[live_posting[low:low + PIECE]]
-            # Every number is in range; ``take`` checking them (its default) writes to a buffer as large as ``out``.
-            yield np.take(old_kept, old, mode="clip")
-        yield np.take(new_kept, added.doc_terms, mode="clip")
+            yield old_kept[old]
+        yield new_kept[added.doc_terms]
 
     doc_ptr = np.zeros(segment.live + len(added.doc_ids) + 1, dtype=np.int64)
     np.cumsum(np.concatenate([row_lengths[alive], np.diff(added.doc_ptr)]), out=doc_ptr[1:])
