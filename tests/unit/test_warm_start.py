@@ -75,6 +75,32 @@ def test_a_warm_start_builds_the_tables_and_graph_of_a_fresh_index(workspace):
     assert derived(warm(workspace)) == derived(fresh(workspace))
 
 
+def test_tables_synced_during_a_refresh_let_go_of_the_references_the_index_moved_into_its_files(
+        tmp_path, monkeypatch):
+    # Questions during a refresh bring the tables up to date with what is indexed, while the index holds the
+    # references as objects; its spills and its snapshot then take them. The tables read them from there too,
+    # holding none as objects once the refresh is done, and answer as a fresh index's tables do.
+    monkeypatch.setattr(root_index, "SPILL_MIN_CHUNKS", 20)
+    monkeypatch.setattr(root_index, "REFRESH_BATCH", 16)
+    files = {f"pkg/mod_{i:03}.py": f"from pkg.mod_{(i + 1) % 150:03} import helper_{(i + 1) % 150}\n\n"
+             f"def helper_{i}(x):\n    return helper_{(i + 1) % 150}(x) + shared(x)\n" for i in range(150)}
+    root = write_tree(tmp_path / "many", files)
+    index = Index(root)
+    held = []
+
+    def ask(done: int, total: int) -> None:
+        with index.lock:
+            tables = workspace_tables(index)
+            held.append(len(tables._used_in))
+            assert len(tables.uses("shared")) == len(tables._entries)
+
+    index.refresh(progress=ask)
+    assert max(held) > 0 and min(held) < max(held)
+    tables = workspace_tables(index)
+    assert not tables._references and not tables._used_in and not tables._users
+    assert derived(index) == derived(fresh(root))
+
+
 def test_the_path_tables_say_what_pathlib_says(workspace):
     """The tables split paths by string slicing; ``PurePosixPath`` is the reference."""
     tables = vars(workspace_tables(warm(workspace)))
