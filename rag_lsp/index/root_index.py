@@ -614,6 +614,9 @@ class Index:
         self.chunks.rebase(chunks)
         self.references = ReferenceMap(references)
         self.imports = ImportMap(imports)
+        # What the file now serves is freed, and the merge's pieces were: without this their heap pages stay
+        # resident (a server on Django kept 68 MB more).
+        release_free_memory()
         return True
 
     def _spill_if_large(self) -> None:

@@ -137,11 +137,17 @@ def test_a_full_disk_disables_the_cache_and_the_answers_are_unchanged(tmp_path, 
         return db
 
     monkeypatch.setattr(cache_module.sqlite3, "connect", small_database)
+    refreshed_despite(tmp_path, "full")
+
+
+def refreshed_despite(tmp_path: Path, warned: str) -> None:
+    """A cold refresh of 300 files with a fault injected: every file indexed, a warning that says ``warned``,
+    and the answers of an index without a cache."""
     root = many_files(tmp_path / "ws", 300)
     index = Index(root, cache_root=tmp_path / "c")
     stats = index.refresh()
     assert stats.files == 306
-    assert any("full" in w for w in stats.warnings), stats.warnings
+    assert any(warned in w for w in stats.warnings), stats.warnings
     assert answers(index) == fresh_answers(root)
 
 
@@ -179,12 +185,7 @@ def test_spills_onto_a_full_filesystem_leave_the_index_in_memory(tmp_path, small
     (small_filesystem / "filler").write_bytes(b"\0" * (240 << 10))
     monkeypatch.setattr(tempfile, "TemporaryFile", functools.partial(tempfile.TemporaryFile, dir=small_filesystem))
     monkeypatch.setattr("rag_lsp.index.root_index.SPILL_MIN_CHUNKS", 20)
-    root = many_files(tmp_path / "ws", 300)
-    index = Index(root, cache_root=tmp_path / "c")
-    stats = index.refresh()
-    assert stats.files == 306
-    assert any("index spill not written" in w for w in stats.warnings), stats.warnings
-    assert answers(index) == fresh_answers(root)
+    refreshed_despite(tmp_path, "index spill not written")
 
 
 @pytest.mark.parametrize("change", ["delete", "rewrite", "grow", "to_directory", "to_symlink"])

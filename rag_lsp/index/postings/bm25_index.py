@@ -399,8 +399,8 @@ class BM25Index:
 
     def _contribution(self, term: str, count: int) -> tuple[np.ndarray, np.ndarray, bool] | None:
         """The slots of the documents holding ``term``, what the term adds to each one's score, and whether
-        its idf is positive; None for a term no document holds. Kept for the next queries (within the
-        budget of ``TERM_MEMO_POSTINGS``, the least recently used dropped first) until an edit."""
+        its idf is positive; None for a term no document holds. Kept for the next queries until an edit,
+        within the budget (``TERM_MEMO_SHARE``, ``TERM_MEMO_POSTINGS``), the least recently used dropped first."""
         found = self._terms.pop(term, None)
         if found is None:
             df = self.df(term)

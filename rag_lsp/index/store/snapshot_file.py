@@ -76,7 +76,8 @@ class SnapshotWriter:
         for piece in [values] if isinstance(values, np.ndarray) else values:
             piece = np.ascontiguousarray(piece)
             if piece.dtype.name not in _DTYPES or piece.ndim != 1 or dtype not in (None, piece.dtype):
-                raise TypeError(f"cannot store {name}: {piece.dtype} of {piece.ndim} dimensions after {dtype}")
+                raise TypeError(f"cannot store {name}: a piece of {piece.dtype} in {piece.ndim} dimensions"
+                                + (f" after pieces of {dtype}" if dtype is not None else ""))
             dtype = piece.dtype
             # The buffer itself, not a copy of it.
             self._write(piece.data.cast("B"))
