@@ -21,11 +21,13 @@ stored here in the form it is used in, so that loading is reading arrays:
   minified) with their size and mtime, so a warm start need not read them.
 
 A refresh also writes *spills* midway (``spill``): the files, chunks,
-references, imports and BM25 segment alone, to an anonymous file the index
-then serves them from, never loaded. Both copy what is still stored from the previous file in
-bulk. Strings that repeat (names, kinds, languages) are stored once in a string
-table. ``load`` checks what it reads (sizes, ranges, ascending ids) and raises
-``SnapshotError`` rather than handing back an index that could fail later.
+references and imports alone (with the BM25 segment once many documents
+wait), to an anonymous file the index then serves them from, never loaded.
+Both copy what is still stored from the previous file in bulk; the BM25
+segment is merged as it is written. Strings that repeat (names, kinds,
+languages) are stored once in a string table. ``load`` checks what it reads
+(sizes, ranges, ascending ids) and raises ``SnapshotError`` rather than
+handing back an index that could fail later.
 """
 
 from __future__ import annotations
