@@ -148,6 +148,7 @@ def test_many_files_are_moved_into_spills_while_indexing(tmp_path, monkeypatch):
     index = Index(root)
     index.refresh()
     assert written == ["spill", "save"]
+    assert len(index.chunks) == 150 and not index.chunks.live
     # The spill wrote the documents indexed until then as one segment; the save wrote them with the rest, the
     # segment then served from the spill file (read-only, mapped); the index is served from the save's.
     spilled = merged[0][0]
