@@ -44,7 +44,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from rag_lsp.index.postings.bm25_mutable import MutableBM25
-from rag_lsp.index.postings.bm25_segment import FrozenSegment
+from rag_lsp.index.postings.bm25_segment import FrozenSegment, in_one_piece
 
 # Queries whose accumulated scores are kept (each array holds a float per document: 0.5 MB on Django, 8.7 MB at a
 # million chunks). A question scores the same terms several times (the chunk list, the file list, each file's best
@@ -84,9 +84,8 @@ class BM25Index:
         # the slots it holds a score in (every other slot is zero).
         self._spares: list[tuple[np.ndarray, np.ndarray]] = []
         # Each recently queried term's slots and contributions (idf times saturation) and whether its idf is
-        # positive, in the order they were last used; the postings they hold in all.
+        # positive, in the order they were last used.
         self._terms: dict[str, tuple[np.ndarray, np.ndarray, bool]] = {}
-        self._term_postings = 0
 
     def __len__(self) -> int:
         return self.segment.live + len(self.mutable)
@@ -152,7 +151,7 @@ class BM25Index:
         """Fold the mutable part and the segment's live rows into one new segment in memory (same scores; what
         a save does when its file cannot be written); returns whether there was anything to fold. With no
         document added or removed since the last fold the segment is already that one, and is kept."""
-        if not self.pending and self.segment.live == len(self.segment.alive):
+        if self._folded():
             return False
         self.segment = FrozenSegment.merge(self.segment, self.mutable)
         self.mutable = MutableBM25()
@@ -163,9 +162,13 @@ class BM25Index:
         """The terms and arrays of one segment holding every live document, the large arrays in pieces made
         as they are read (``FrozenSegment.merged``), for a save that writes them to a file and then serves
         the segment from it; the index does not change."""
-        if not self.pending and self.segment.live == len(self.segment.alive):
-            return self.segment.terms, {name: [array] for name, array in self.segment.arrays().items()}
+        if self._folded():
+            return self.segment.terms, in_one_piece(self.segment.arrays())
         return FrozenSegment.merged(self.segment, self.mutable)
+
+    def _folded(self) -> bool:
+        """Whether the segment holds exactly the live documents: none added or removed since it was made."""
+        return not self.pending and self.segment.live == len(self.segment.alive)
 
     @property
     def pending(self) -> int:
@@ -289,7 +292,6 @@ class BM25Index:
         self._average_idf = None
         self._norms = None
         self._terms.clear()
-        self._term_postings = 0
         for remembered in self._memo.values():
             self._spare(remembered)
         self._memo.clear()
@@ -419,13 +421,12 @@ class BM25Index:
             for array in (slots, contribution):
                 array.flags.writeable = False
             found = (slots, contribution, idf > 0)
-            self._term_postings += len(slots)
+            held = len(slots) + sum(len(kept[0]) for kept in self._terms.values())
             budget = min(TERM_MEMO_POSTINGS, len(self.segment.post_doc) // TERM_MEMO_SHARE)
-            while self._term_postings > budget and self._terms:
-                self._term_postings -= len(self._terms.pop(next(iter(self._terms)))[0])
-            if self._term_postings > budget:
+            while held > budget and self._terms:
+                held -= len(self._terms.pop(next(iter(self._terms)))[0])
+            if held > budget:
                 # Larger than the budget alone: not kept.
-                self._term_postings -= len(slots)
                 return found
         self._terms[term] = found
         return found

@@ -146,11 +146,16 @@ class FrozenSegment:
         """
         added = FrozenSegment(*_added(mutable))
         if not segment.live:
-            return added.terms, {name: [array] for name, array in added.arrays().items()}
+            return added.terms, in_one_piece(added.arrays())
         if not len(added.doc_ids) or int(segment.doc_ids[segment.live_rows()[-1]]) < int(added.doc_ids[0]):
             return _appended(segment, added)
         terms, arrays = _interleaved(segment, added)
-        return terms, {name: [array] for name, array in arrays.items()}
+        return terms, in_one_piece(arrays)
+
+
+def in_one_piece(arrays: dict[str, np.ndarray]) -> dict[str, Iterable[np.ndarray]]:
+    """A segment's arrays as ``merged`` gives them, each whole in one piece."""
+    return {name: [array] for name, array in arrays.items()}
 
 
 def _whole(pieces: Iterable[np.ndarray]) -> np.ndarray:
