@@ -6,6 +6,7 @@ import sys
 import textwrap
 
 from rag_lsp.index import file_work
+from rag_lsp.index.cache import decode
 
 
 def test_parse_workers_do_not_run_the_main_script_again(tmp_path):
@@ -58,3 +59,22 @@ def test_the_workers_are_handed_files_only_as_far_as_the_bound_ahead_of_what_ret
             returned.append((path, size, mtime, blob))
             assert payload
     assert returned == [(f"m{number}.py", 10, number, f"{number:040x}") for number in range(200)]
+
+
+def test_names_parsed_in_different_workers_are_one_string_in_the_main_process(monkeypatch):
+    source = "class Ledger:\n    def post(self, entry):\n        return convert(entry)\n"
+    monkeypatch.setattr(file_work.os, "cpu_count", lambda: 2)
+    pool = file_work.start_workers()
+    assert pool is not None
+    with pool:
+        # Each file in a task of its own, so that no payload shares a string with another by being sent with it.
+        results = [pool.submit(file_work.analyse_encoded, f"{name}.py", source, f"{number:040x}")
+                   for number, name in enumerate(["a", "b"])]
+        first, second = (decode(f"{name}.py", future.result()[0], 10, 0, future.result()[1]).parsed
+                         for name, future in zip(["a", "b"], results, strict=True))
+    assert [d.qualname for d in first.definitions] == ["Ledger", "Ledger.post"]
+    for one, other in zip(first.definitions, second.definitions, strict=True):
+        assert one.name is other.name and one.qualname is other.qualname and one.kind is other.kind
+    assert [r.name for r in first.references] == [r.name for r in second.references] != []
+    for one, other in zip(first.references, second.references, strict=True):
+        assert one.name is other.name and one.kind is other.kind

@@ -8,6 +8,7 @@ a qualified name is built the same way whichever parser found it.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 from rag_lsp.index.parsing.chunk import CHUNK_KINDS, Span
@@ -71,7 +72,7 @@ def resolve(path: str, spec: LanguageSpec, found: list[FoundDefinition]) -> tupl
         if item.member_only and parent is not None and parent.kind in _LOCAL_SCOPES:
             continue
         if item.container:
-            container = f"{parent.qualname}.{item.container}" if parent else item.container
+            container = sys.intern(f"{parent.qualname}.{item.container}") if parent else item.container
             container_kind = "class"
         else:
             container = parent.qualname if parent else None
@@ -79,7 +80,8 @@ def resolve(path: str, spec: LanguageSpec, found: list[FoundDefinition]) -> tupl
         kind = item.kind
         if kind == "function" and container_kind in spec.method_owners:
             kind = "method"
-        qualname = f"{container}.{item.name}" if container else item.name
+        # Interned as the names are (``parse._Extractor.name``): the same qualified names recur across files.
+        qualname = sys.intern(f"{container}.{item.name}") if container else item.name
         definition = Definition(
             name=item.name, qualname=qualname, kind=kind, path=path,
             start_line=item.start_line, end_line=item.end_line,
