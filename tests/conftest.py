@@ -19,6 +19,19 @@ def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
     return root
 
 
+def mapped_resident_kb(path) -> int:
+    """This process's resident kilobytes of the mappings of ``path`` (``/proc/self/smaps``)."""
+    total, inside = 0, False
+    with open("/proc/self/smaps") as smaps:
+        for line in smaps:
+            fields = line.split()
+            if not line[0].isupper() or not fields[0].endswith(":"):
+                inside = len(fields) > 5 and fields[5] == str(path)
+            elif inside and fields[0] == "Rss:":
+                total += int(fields[1])
+    return total
+
+
 LEDGER_WORKSPACE = {
     "shop/ledger.py": '''"""Double-entry ledger."""
 from shop.currency import convert

@@ -81,7 +81,18 @@ class RagServer(LanguageServer):
     async def run(self, work: Callable[..., Any], *args: Any) -> Any:
         """Answer a query off the event loop, once every edit received before it is applied."""
         await self.after_writes()
-        return await asyncio.wrap_future(self.thread_pool.submit(work, *args))
+        try:
+            return await asyncio.wrap_future(self.thread_pool.submit(work, *args))
+        finally:
+            self._bound_mapped()
+
+    def _bound_mapped(self) -> None:
+        """After an answer, off the event loop: the index files' pages it read stay counted in the server's
+        resident size until dropped (``Session.bound_mapped``); nothing once the pool is shut down (exiting)."""
+        try:
+            self.thread_pool.submit(self.session.bound_mapped).add_done_callback(self._report_failure)
+        except RuntimeError:
+            pass
 
     async def first_index(self, seconds: float) -> None:
         """Wait up to ``seconds`` for every root's first index, so that a question asked just after the

@@ -27,6 +27,8 @@ from typing import BinaryIO
 
 import numpy as np
 
+from rag_lsp.heap import drop_mapped_pages
+
 MAGIC = b"RAGSNAP1"
 _FOOTER = struct.Struct("<QQI8s")
 _ALIGN = 8
@@ -177,8 +179,7 @@ class SnapshotFile:
         next maps them again. A process's resident size counts the pages of a mapped file it has read, so a
         refresh that reads a spill through (merging its BM25 segment, copying its chunks into the next)
         would otherwise keep all of it counted until the spill is unmapped: 1.7 GB at 100,000 files."""
-        if hasattr(mmap, "MADV_DONTNEED"):
-            self._map.madvise(mmap.MADV_DONTNEED)
+        drop_mapped_pages(self._map)
 
     def array(self, name: str) -> np.ndarray:
         entry = self._entry(name, "array")
