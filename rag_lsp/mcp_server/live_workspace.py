@@ -233,6 +233,9 @@ class LiveWorkspace:
             pass
         else:
             text = f"{text}\n\n{_freshness_line(fresh)}"
+        # The index files' pages the answer read stay counted in the process's resident size until dropped
+        # (``Session.bound_mapped``: nothing to do until they pass its budget, a few milliseconds when they do).
+        self.session.bound_mapped()
         return ToolAnswer(encoded, text)
 
     def _answer(self, call: ToolCall, cancel: threading.Event | None) -> tuple[Json, str]:

@@ -1,5 +1,6 @@
 """The pages of the index's files a question reads are counted in the process's resident size until dropped;
-past ``MAPPED_BUDGET`` the session drops them, and the server asks it to after every answer."""
+past ``MAPPED_BUDGET`` the session drops them, and the language server and the MCP server ask it to after every
+answer."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from answers import ask
 from conftest import mapped_resident_kb
 
 from rag_lsp.features.context import answer_context
+from rag_lsp.mcp_server.live_workspace import LiveWorkspace
 from rag_lsp.retrieval.answer import ContextRequest
 from rag_lsp.server.app import build_server
 from rag_lsp.workspace import session as session_module
@@ -74,3 +76,18 @@ def test_a_warm_start_keeps_none_of_the_pages_its_loading_read(ledger_root):
         assert ask(warm, ContextRequest("Ledger.post"))["items"]
     finally:
         warm.close()
+
+
+def test_the_mcp_server_drops_them_after_a_tool_call(ledger_root, monkeypatch):
+    workspace = LiveWorkspace([ledger_root], language_servers=False, polling=True)
+    workspace.start()
+    try:
+        assert workspace.wait_indexed(60)
+        snapshot = workspace.session.root_list()[0][1].index.cache.snapshot_path
+        answer_context(workspace.session, ContextRequest("Ledger.post"))
+        assert mapped_resident_kb(snapshot) > 0
+        monkeypatch.setattr(session_module, "MAPPED_BUDGET", 0)
+        assert workspace.call("context", {"question": "Ledger.post"}).result["items"]
+        assert mapped_resident_kb(snapshot) == 0
+    finally:
+        workspace.close()
