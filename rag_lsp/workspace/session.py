@@ -57,7 +57,7 @@ VECTOR_POLL_SECONDS = 0.1
 MAX_RECENT_EDITS = 20
 # The resident pages of mapped files the process keeps across questions (``bound_mapped``): the index files'
 # pages the questions read, counted in its resident size though the page cache holds them (0.3-0.7 GB after
-# twenty questions at 100,000 files); a heavy question there reads some 30 MB of them.
+# twenty questions at 100,000 files, some 15 MB a question).
 MAPPED_BUDGET = 256 << 20
 
 

@@ -232,8 +232,8 @@ class _Extractor:
                     sys.intern(_clean_container(self.text(container[0]))) if container else None,
                 ))
             elif capture.startswith("reference."):
-                found.references.add((name, names[0].start_point[0] + 1, sys.intern(capture.removeprefix("reference.")),
-                                      names[0].start_byte))
+                kind = sys.intern(capture.removeprefix("reference."))
+                found.references.add((name, names[0].start_point[0] + 1, kind, names[0].start_byte))
 
     def _extended_start(self, node: Node) -> Node:
         """The node where a definition's chunk starts: wrappers, then attached comments."""
