@@ -392,3 +392,22 @@ def decode(path: str, blob: str, size: int, mtime_ns: int, raw: bytes) -> Cached
 # this order).
 _CHUNK_FIELDS = tuple(f for f in Chunk._fields if f not in ("path", "language", "blob_id"))
 _DEFINITION_FIELDS = tuple(f for f in Definition._fields if f != "path")
+
+
+class CachedStamps:
+    """The cache's (blob id, size, mtime) per path, read from the database only when first needed.
+
+    A warm start whose snapshot matches every file never reads them.
+    """
+
+    def __init__(self, cache: IndexCache | None) -> None:
+        self._cache = cache
+        self._stamps: dict[str, tuple[str, int, int]] | None = None
+
+    def get(self, path: str) -> tuple[str, int, int] | None:
+        if self._stamps is None:
+            self._stamps = self._cache.load_all() if self._cache else {}
+        return self._stamps.get(path)
+
+    def loaded(self) -> set[str]:
+        return set(self._stamps or ())

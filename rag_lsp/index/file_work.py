@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from itertools import islice
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from rag_lsp.index.cache import encode
 from rag_lsp.index.parsing.parse import parse_file
@@ -41,6 +41,7 @@ def analyse(path: str, text: str, blob: str) -> tuple[ParsedFile, list[list[str]
 # holds for them, whatever the workspace (all of them were read at once: nineteen copies of Django, 0.7 GB).
 WORKER_CHUNK = 16
 WORKERS_AHEAD_BYTES = 32 << 20
+_T = TypeVar("_T")
 
 
 # A file to parse: path, text, blob id of its bytes, size, mtime_ns.
@@ -129,3 +130,10 @@ def _main_unnamed() -> Iterator[None]:
 
 def _ready() -> None:
     """Nothing: a parse worker that runs it has started and imported this module and the parser."""
+
+
+def taken(work: list[_T]) -> Iterator[_T]:
+    """The items of ``work`` in order, each dropped from the list as it is taken."""
+    work.reverse()
+    while work:
+        yield work.pop()

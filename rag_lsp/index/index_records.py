@@ -5,6 +5,10 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rag_lsp.index.walk import WalkedFile
 
 
 @dataclass(slots=True)
@@ -30,6 +34,24 @@ class IndexBudget:
     files: int = 200_000
     bytes: int = 2 << 30
     seconds: float = 0
+
+    def spent(self, root: object, which: str) -> str:
+        """What an answer says of ``root``'s index when a refresh stopped at the budget ``which``."""
+        return (f"the index of {root} is truncated: its {which} budget is spent (maxIndexFiles {self.files}, "
+                f"maxIndexBytes {self.bytes}, maxIndexSeconds {self.seconds:g})")
+
+    def first_files(self, candidates: list[WalkedFile]) -> tuple[list[WalkedFile], str | None]:
+        """The walk's first files that fit the file and byte budgets, and which budget cut the rest."""
+        if len(candidates) > self.files:
+            candidates, cut = candidates[: self.files], "files"
+        else:
+            cut = None
+        total = 0
+        for position, walked in enumerate(candidates):
+            total += walked.size
+            if total > self.bytes:
+                return candidates[:position], "bytes"
+        return candidates, cut
 
 
 @dataclass(slots=True)

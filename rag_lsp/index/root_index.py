@@ -23,15 +23,15 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO, TypeVar
+from typing import TYPE_CHECKING, BinaryIO
 
 from tree_sitter import Tree
 
 from rag_lsp.gc_pause import paused_gc
 from rag_lsp.heap import release_free_memory
 from rag_lsp.index.admission import CONTENT_REASONS, DEFAULT_ADMISSION, Admission
-from rag_lsp.index.cache import CachedFile, IndexCache, cache_path_for, decode, fingerprint
-from rag_lsp.index.file_work import Work, analyse, analyse_in, chunk_terms, start_workers
+from rag_lsp.index.cache import CachedFile, CachedStamps, IndexCache, cache_path_for, decode, fingerprint
+from rag_lsp.index.file_work import Work, analyse, analyse_in, chunk_terms, start_workers, taken
 from rag_lsp.index.index_records import DEFAULT_BUDGET, FileEntry, IndexBudget, IndexStats
 from rag_lsp.index.parsing.incremental import NodeCache
 from rag_lsp.index.parsing.narrowing import Reparsed
@@ -67,7 +67,6 @@ JOURNAL_CHANGES = 1024
 Progress = Callable[[int, int], None]
 # Numbers each Index of this process, so that two indexes of one root never share a version.
 _INSTANCES = itertools.count()
-_T = TypeVar("_T")
 
 
 class Index:
@@ -112,6 +111,11 @@ class Index:
         # Whether a refresh is under way: the index grows batch by batch, and what is derived from all of it
         # (the code graph) is out of date by the next batch.
         self.refreshing = False
+        # The version the index had when it was last saved and the snapshot that save wrote, while the index is
+        # served from it.
+        self._saved: tuple[tuple[int, int], SnapshotFile] | None = None
+        # The index that replaced this one (``hand_over``): edits made through this one go to it.
+        self._heir: Index | None = None
 
     @property
     def version(self) -> tuple[int, int]:
@@ -166,7 +170,7 @@ class Index:
         try:
             with paused_gc(keep=not self.files):
                 from_snapshot = self._load_snapshot() if not self.files else set()
-                candidates, stats.truncated = self._within_budget(list(walk([self.root], walk_stats, self.admission)))
+                candidates, stats.truncated = self.budget.first_files(list(walk([self.root], walk_stats, self.admission)))
             # A first index of many files (no snapshot) will parse most of them: the workers start, and import
             # what they need, while the files are read (about 0.2 s of Django's cold index).
             pool = start_workers() if not self.files and len(candidates) >= POOL_THRESHOLD else None
@@ -185,7 +189,7 @@ class Index:
                         skip: Callable[[str], bool] | None, pool: ProcessPoolExecutor | None) -> IndexStats:
         """``refresh`` after the walk: reuse, parse and install the candidates, drop what vanished, save.
         ``pool`` is the parse workers started already, if any."""
-        cached = _Stamps(self.cache)
+        cached = CachedStamps(self.cache)
         deadline = started + self.budget.seconds if self.budget.seconds else None
         seen: set[str] = set()
         to_parse: list[Work | WalkedFile] = []
@@ -258,25 +262,9 @@ class Index:
 
     def truncation_warning(self) -> str | None:
         """What an answer must say when the last refresh stopped at a budget (the index holds part of the root)."""
-        if not self.stats.truncated:
-            return None
-        return (f"the index of {self.root} is truncated: its {self.stats.truncated} budget is spent (maxIndexFiles "
-                f"{self.budget.files}, maxIndexBytes {self.budget.bytes}, maxIndexSeconds {self.budget.seconds:g})")
+        return self.budget.spent(self.root, self.stats.truncated) if self.stats.truncated else None
 
-    def _within_budget(self, candidates: list[WalkedFile]) -> tuple[list[WalkedFile], str | None]:
-        """The walk's first files that fit the file and byte budgets, and which budget cut the rest."""
-        if len(candidates) > self.budget.files:
-            candidates, cut = candidates[: self.budget.files], "files"
-        else:
-            cut = None
-        total = 0
-        for position, walked in enumerate(candidates):
-            total += walked.size
-            if total > self.budget.bytes:
-                return candidates[:position], "bytes"
-        return candidates, cut
-
-    def _refresh_one(self, walked: WalkedFile, cached: _Stamps, walk_stats: WalkStats,
+    def _refresh_one(self, walked: WalkedFile, cached: CachedStamps, walk_stats: WalkStats,
                      skip: Callable[[str], bool] | None) -> tuple[str, Work | WalkedFile | None]:
         """Handle one walked file: ("current" | "reused" | "skipped", None) or ("parse", work), the work being
         the file itself when it is still to be read."""
@@ -324,7 +312,7 @@ class Index:
             return 0, []
         pool = started or (start_workers() if len(work) >= POOL_THRESHOLD else None)
         refused: list[str] = []
-        readable = (read for item in _taken(work) if (read := self._read(item, walk_stats, refused)) is not None)
+        readable = (read for item in taken(work) if (read := self._read(item, walk_stats, refused)) is not None)
         try:
             if pool:
                 results: Iterator[CachedFile] = (decode(path, blob, size, mtime, payload) for path, size, mtime, blob,
@@ -392,24 +380,21 @@ class Index:
         with self._bulk_install():
             for entry in batch:
                 self._install(entry.parsed, entry.tokens, entry.size, entry.mtime_ns)
-        self._store(batch)
+        if self.cache and batch:
+            self.cache.put_many(batch)
         self._spill_if_large()
         if progress:
             progress(done + len(batch), total)
-
-    def _store(self, batch: list[CachedFile]) -> None:
-        if self.cache and batch:
-            self.cache.put_many(batch)
 
     def _install_cached(self, path: str, blob: str | None, size: int | None = None,
                         mtime_ns: int | None = None) -> bool:
         """Install a file from the cache; refresh its stamp when size/mtime are given."""
         entry = self.cache.get(path, blob) if self.cache else None
-        if entry is None:
+        if entry is None or self.cache is None:
             return False
         if size is not None and mtime_ns is not None:
             entry.size, entry.mtime_ns = size, mtime_ns
-            self._store([entry])
+            self.cache.put_many([entry])
         self._install(entry.parsed, entry.tokens, entry.size, entry.mtime_ns)
         return True
 
@@ -437,22 +422,38 @@ class Index:
         what each top-level node yielded last time.
         """
         parsed = parse_file(path, text, data=data, tree=tree, reuse=reuse)
-        with self.lock:
-            self._install(parsed, None, len(data) if data is not None else len(text.encode("utf-8")), 0)
-        return parsed
+        size = len(data) if data is not None else len(text.encode("utf-8"))
+        index = self
+        while True:
+            with index.lock:
+                heir = index._heir
+                if heir is None:
+                    index._install(parsed, None, size, 0)
+                    return parsed
+            # Replaced meanwhile (``hand_over``): the edit goes to the index that took this one's place.
+            index = heir
 
     def remove_file(self, path: str) -> None:
         with self.lock:
-            entry = self.files.pop(path, None)
-            if entry is None:
+            heir = self._heir
+            if heir is None:
+                self._remove(path)
                 return
-            self._changed(path)
-            self._unsaved = True
-            for chunk_id in entry.chunk_ids:
-                self._forget_chunk(chunk_id)
-            self.references.pop(path, None)
-            self.imports.pop(path, None)
-            self.symbols.remove_file(path)
+        # Replaced meanwhile (``hand_over``): the edit goes to the index that took this one's place.
+        heir.remove_file(path)
+
+    def _remove(self, path: str) -> None:
+        """``remove_file`` on this index (the lock held)."""
+        entry = self.files.pop(path, None)
+        if entry is None:
+            return
+        self._changed(path)
+        self._unsaved = True
+        for chunk_id in entry.chunk_ids:
+            self._forget_chunk(chunk_id)
+        self.references.pop(path, None)
+        self.imports.pop(path, None)
+        self.symbols.remove_file(path)
 
     def _forget_chunk(self, chunk_id: int) -> None:
         del self.chunks[chunk_id]
@@ -512,8 +513,7 @@ class Index:
             return set()
         path = self.cache.snapshot_path
         try:
-            source = SnapshotFile(path)
-            loaded = snapshot.load(source, self._snapshot_identity())
+            return self.adopt(SnapshotFile(path))
         except FileNotFoundError:
             return set()
         except (OSError, SnapshotError) as exc:
@@ -521,24 +521,32 @@ class Index:
                 self.cache.warn(f"discarding the index snapshot {path}, it will be rebuilt: {exc}")
             self.cache.discard_snapshot()
             return set()
-        with self.lock:
-            self.files = {f.path: FileEntry(f.blob_id, f.language, f.size, f.mtime_ns, f.chunk_ids, f.error)
-                          for f in loaded.files}
-            self._served = self._postings_source = source
-            self.chunks.rebase(loaded.chunks)
-            self.bm25 = BM25Index(segment=loaded.segment)
-            self.references = ReferenceMap(loaded.references)
-            self.imports = ImportMap(loaded.imports)
-            self.symbols = SymbolIndex()
-            self.symbols.load(self.files, loaded.definitions, loaded.hints)
-            self.rejected = loaded.rejected
-            self._next_id = max(self._next_id, int(loaded.meta.get("next_id", 0)))
-            # Every file changed at once: whoever derives from the files compares them all.
-            self._changes += 1
-            self._journal.clear()
-            self._journal_start = self._changes
-            if loaded.links is not None:
-                self.links = loaded_links(self, loaded.links, loaded.definitions)
+
+    def adopt(self, source: SnapshotFile) -> set[str]:
+        """Install the snapshot ``source`` into this empty index and serve from it; returns the paths it holds.
+        Raises SnapshotError (or OSError) when it is damaged or was made for another root, cache or version;
+        the index is then unchanged. What it loads is moved out of the collector's sight (``paused_gc``): it
+        lives as long as the index."""
+        with paused_gc(keep=True):
+            loaded = snapshot.load(source, self._snapshot_identity())
+            with self.lock:
+                self.files = {f.path: FileEntry(f.blob_id, f.language, f.size, f.mtime_ns, f.chunk_ids, f.error)
+                              for f in loaded.files}
+                self._served = self._postings_source = source
+                self.chunks.rebase(loaded.chunks)
+                self.bm25 = BM25Index(segment=loaded.segment)
+                self.references = ReferenceMap(loaded.references)
+                self.imports = ImportMap(loaded.imports)
+                self.symbols = SymbolIndex()
+                self.symbols.load(self.files, loaded.definitions, loaded.hints)
+                self.rejected = loaded.rejected
+                self._next_id = max(self._next_id, int(loaded.meta.get("next_id", 0)))
+                # Every file changed at once: whoever derives from the files compares them all.
+                self._changes += 1
+                self._journal.clear()
+                self._journal_start = self._changes
+                if loaded.links is not None:
+                    self.links = loaded_links(self, loaded.links, loaded.definitions)
         # Loading read the definitions, links and checks through; questions map again what they read (a warm
         # start of nineteen copies of Django kept 0.55 GB of the file's pages counted without this).
         source.release()
@@ -565,8 +573,24 @@ class Index:
             file_links(self)
             target = self.cache.snapshot_path if self.cache and self.cache.available else None
             meta = {**self._snapshot_identity(), "next_id": self._next_id}
-            if self._write(lambda writer: snapshot.save(self, writer, meta), target, "index snapshot"):
+            written = self._write(lambda writer: snapshot.save(self, writer, meta), target, "index snapshot")
+            if written is not None:
                 self._unsaved = False
+                self._saved = self.version, written
+
+    # Replacing a built index by its snapshot.
+
+    def hand_over(self, heir: Index) -> SnapshotFile | None:
+        """The snapshot ``heir`` (a new, empty index of this root) is to load in this index's place
+        (``workspace/reload.py`` says why and when), or None when this index changed since its save or is being
+        refreshed. Once a snapshot is returned, edits made
+        through this index go to ``heir`` (``set_file``, ``remove_file``): a writer that took it just before
+        the swap loses nothing, and waits for the loading while the caller holds ``heir.lock``."""
+        with self.lock:
+            if self.refreshing or self._saved is None or self._saved[0] != self.version:
+                return None
+            self._heir = heir
+            return self._saved[1]
 
     def _compact_bm25(self) -> None:
         """Fold BM25's documents into one segment (only when documents were added or removed since the last)."""
@@ -586,11 +610,11 @@ class Index:
                 source.release()
 
     def _write(self, write: Callable[[SnapshotWriter], BinaryIO], target: Path | None, what: str,
-               postings: bool = True) -> bool:
+               postings: bool = True) -> SnapshotFile | None:
         """Write a snapshot or a spill (``write``; ``postings``: with BM25's documents) to ``target`` (an
         anonymous file for None) and serve the chunks, references, imports (and BM25 segment) from it instead
-        of what is held in memory; failing costs only the writing (a warning: the index keeps what it holds,
-        BM25's documents folded into one segment in memory), and False is returned."""
+        of what is held in memory; returns the file written. Failing costs only the writing (a warning: the index
+        keeps what it holds, BM25's documents folded into one segment in memory), and None is returned."""
         writer = None
         try:
             # The files read from are read through as they are copied; their pages are dropped as the writing goes.
@@ -614,15 +638,17 @@ class Index:
                 self.cache.warn(f"{what} not written ({exc}); chunks stay in memory")
             if postings:
                 self._compact_bm25()
-            return False
+            return None
         self._served = source
+        # A spill: what is served is no longer the last save's snapshot (``save`` records it again after this).
+        self._saved = None
         self.chunks.rebase(chunks)
         self.references = ReferenceMap(references)
         self.imports = ImportMap(imports)
         # What the file now serves is freed, and the merge's pieces were: without this their heap pages stay
         # resident (a server on Django kept 68 MB more).
         release_free_memory()
-        return True
+        return source
 
     def _spill_if_large(self) -> None:
         """Mid-refresh: move the chunks, references and imports held as objects into a file once they are many.
@@ -672,29 +698,3 @@ class Index:
     def close(self) -> None:
         if self.cache:
             self.cache.close()
-
-
-def _taken(work: list[_T]) -> Iterator[_T]:
-    """The items of ``work`` in order, each dropped from the list as it is taken."""
-    work.reverse()
-    while work:
-        yield work.pop()
-
-
-class _Stamps:
-    """The cache's (blob id, size, mtime) per path, read from the database only when first needed.
-
-    A warm start whose snapshot matches every file never reads them.
-    """
-
-    def __init__(self, cache: IndexCache | None) -> None:
-        self._cache = cache
-        self._stamps: dict[str, tuple[str, int, int]] | None = None
-
-    def get(self, path: str) -> tuple[str, int, int] | None:
-        if self._stamps is None:
-            self._stamps = self._cache.load_all() if self._cache else {}
-        return self._stamps.get(path)
-
-    def loaded(self) -> set[str]:
-        return set(self._stamps or ())

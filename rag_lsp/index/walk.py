@@ -376,3 +376,17 @@ def _read(path: Path, max_bytes: int) -> bytes | str:
         return "unreadable"
 
 
+def read_inside(root: Path, path: Path) -> bytes | None:
+    """A regular file's whole bytes, or None for anything the walk would not read either: a symlink (anywhere
+    on the path below the root, so no link leads outside it), a directory, a FIFO or a device. Raises OSError.
+    For a file named by an event or an editor, which no walk found."""
+    if path.resolve() != path or not path.is_relative_to(root):
+        return None
+    descriptor = os.open(path, _OPEN_FLAGS)
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            return None
+        with os.fdopen(descriptor, "rb", closefd=False) as stream:
+            return stream.read()
+    finally:
+        os.close(descriptor)

@@ -97,6 +97,12 @@ class LiveWorkspace:
             with self._lock:
                 self._events.updated_at = time.time()
             self._indexed.set()
+        # What the language server does once its indexing is done: the first tool call then answers in the
+        # usual time (``Session.prepare_answers``).
+        try:
+            self.session.prepare_answers()
+        except Exception:
+            log.exception("preparing for answers failed")
 
     def wait_indexed(self, seconds: float | None = None) -> bool:
         return self._indexed.wait(seconds)
@@ -223,7 +229,8 @@ class LiveWorkspace:
         arguments, with a message for the agent."""
         decoded = decode(name, arguments, self.session.settings_for(), self.resolve_file)
         self._after_events()
-        encoded, text = self._answer(decoded, cancel)
+        with self.session.answering():
+            encoded, text = self._answer(decoded, cancel)
         fresh = self.freshness()
         encoded["freshness"] = fresh
         if decoded.format == "json":

@@ -82,9 +82,14 @@ class RagServer(LanguageServer):
         """Answer a query off the event loop, once every edit received before it is applied."""
         await self.after_writes()
         try:
-            return await asyncio.wrap_future(self.thread_pool.submit(work, *args))
+            return await asyncio.wrap_future(self.thread_pool.submit(self._answer, work, *args))
         finally:
             self._bound_mapped()
+
+    def _answer(self, work: Callable[..., Any], *args: Any) -> Any:
+        """``work(*args)`` as a question under way (``Session.answering``: not while an index is replaced)."""
+        with self.session.answering():
+            return work(*args)
 
     def _bound_mapped(self) -> None:
         """After an answer, off the event loop: the index files' pages it read stay counted in the server's

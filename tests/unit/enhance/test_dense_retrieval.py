@@ -19,6 +19,7 @@ from rag_lsp.retrieval.answer import ContextRequest
 from rag_lsp.retrieval.enhance.dense_lists import fused_config, nearest, weighted_list
 from rag_lsp.retrieval.enhance.retrieval_config import FusionConfig
 from rag_lsp.retrieval.ranking.config import DEFAULT_RANKING
+from rag_lsp.workspace import reload
 from rag_lsp.workspace.session import Session
 from rag_lsp.workspace.settings import Settings, apply_settings
 
@@ -195,5 +196,20 @@ def test_questions_are_embedded_with_the_query_prefix_and_chunks_without(tmp_pat
         ask(session, ContextRequest("sleep longer after a failed attempt"))
         assert "q: sleep longer after a failed attempt" in embedder.texts
         assert not any(text.startswith("q: ") for text in embedder.texts[:5])
+    finally:
+        session.close()
+
+
+def test_a_root_with_vectors_keeps_the_index_they_embed(tmp_path, monkeypatch):
+    # ``Session.settle`` replaces an index built by parsing with its snapshot; the vectors embed this object's
+    # chunks, so a root with vectors keeps it (the fixture's few files count as built).
+    monkeypatch.setattr(reload, "RELOAD_MIN_PARSED", 1)
+    session = session_with(tmp_path, monkeypatch, CountingEmbedder())
+    try:
+        index = session.root_list()[0][1].index
+        assert index.stats.parsed
+        session.settle()
+        assert session.root_list()[0][1].index is index
+        assert session.wait_for_vectors(20)
     finally:
         session.close()
