@@ -583,9 +583,9 @@ class Index:
     def hand_over(self, heir: Index) -> SnapshotFile | None:
         """The snapshot ``heir`` (a new, empty index of this root) is to load in this index's place
         (``workspace/reload.py`` says why and when), or None when this index changed since its save or is being
-        refreshed. Once a snapshot is returned, edits made
-        through this index go to ``heir`` (``set_file``, ``remove_file``): a writer that took it just before
-        the swap loses nothing, and waits for the loading while the caller holds ``heir.lock``."""
+        refreshed. Once a snapshot is returned, edits made through this index go to ``heir`` (``set_file``,
+        ``remove_file``): a writer that took it just before the swap loses nothing, and waits for the loading
+        while the caller holds ``heir.lock``."""
         with self.lock:
             if self.refreshing or self._saved is None or self._saved[0] != self.version:
                 return None

@@ -67,6 +67,7 @@ class AnswerGate:
             self._condition.wait_for(lambda: not self._answering)
 
     def open(self) -> None:
+        """End a replacement: the questions waiting go on."""
         with self._condition:
             self._replacing -= 1
             self._condition.notify_all()
@@ -75,8 +76,8 @@ class AnswerGate:
 def replace_built_index(root: _Root) -> bool:
     """Put in ``root``'s place an index loaded from the snapshot its index last saved, when a refresh built that
     index by parsing (``RELOAD_MIN_PARSED`` files and most of its files) and it has not changed since its save
-    (``Index.hand_over``); the gate is closed and drained. True when the snapshot failed to
-    load: the root is then marked not indexed, and must be indexed again.
+    (``Index.hand_over``); the gate is closed and drained. True when the snapshot failed to load: the root is
+    then marked not indexed, and must be indexed again.
 
     The old index is let go before the new one loads, with what the questions derived from it (weakly keyed
     tables), so the two are never held at once and no cycle of the old is frozen with the new objects

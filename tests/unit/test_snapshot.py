@@ -239,11 +239,24 @@ def test_a_save_after_edits_copies_the_stored_chunks_around_the_edited_ones(tmp_
     assert not index.chunks.live
     expected = uses(fresh(root))
     assert snapshot(index) == snapshot(fresh(root)) and uses(index) == expected
+    # Row for row, owners included: the runs copied from the old snapshot and those written from objects join
+    # in path order.
+    assert reference_rows(index) == reference_rows(fresh(root))
     warm = Index(root)
     warm.refresh()
     assert snapshot(warm) == snapshot(fresh(root)) and uses(warm) == expected
+    assert reference_rows(warm) == reference_rows(fresh(root))
 
 
 def uses(index: Index) -> dict:
     """Each file's references and imports, read through the index's maps."""
     return {path: (index.references.get(path), index.imports.get(path)) for path in sorted(index.files)}
+
+
+def reference_rows(index: Index) -> list[tuple]:
+    """The reference columns of the snapshot the index is served from, a row each, numbers made strings."""
+    stored = index.references.stored
+    assert stored is not None
+    (files, names, lines, kinds, owners), strings = stored.columns()
+    return [(stored.paths[f], strings[n], line, strings[k], owner) for f, n, line, k, owner
+            in zip(files.tolist(), names.tolist(), lines.tolist(), kinds.tolist(), owners.tolist(), strict=True)]
