@@ -708,6 +708,25 @@ def test_damaged_segment_arrays_are_refused(damage) -> None:
         FrozenSegment.from_arrays(terms, arrays)
 
 
+@pytest.mark.parametrize("where", ["first", "last"])
+def test_postings_are_checked_block_by_block_dropping_the_pages_read(where, monkeypatch) -> None:
+    # Read back from a mapped file, a segment's postings are checked a block at a time, the file's pages dropped
+    # after each block; a bad posting in any block is still found.
+    monkeypatch.setattr(bm25_segment, "CHECK_BLOCK", 4)
+    index = BM25Index()
+    index.add_many(HAND_CORPUS.items())
+    index.compact()
+    arrays = {name: array.copy() for name, array in index.segment.arrays().items()}
+    postings = len(arrays["post_doc"])
+    released = []
+    FrozenSegment.from_arrays(list(index.segment.terms), arrays, lambda: released.append(1))
+    # Two columns of postings, each in blocks of four.
+    assert len(released) == 2 * -(-postings // 4)
+    arrays["post_doc"][0 if where == "first" else postings - 1] = -1
+    with pytest.raises(ValueError, match="outside"):
+        FrozenSegment.from_arrays(list(index.segment.terms), arrays, lambda: None)
+
+
 def test_the_mutable_part_gives_its_postings_with_tombstones_at_the_graveyard() -> None:
     # Documents added in bulk and one by one, some of each removed: every live posting is handed over once.
     mutable = MutableBM25()

@@ -58,12 +58,16 @@ class StoredChunks:
 
     def rows_of(self, chunk_ids: list[int]) -> list[int]:
         """``row_of`` for many ids, in one search."""
-        if not len(self.ids):
-            return [-1] * len(chunk_ids)
+        return self.row_array(chunk_ids).tolist()
+
+    def row_array(self, chunk_ids: list[int] | np.ndarray) -> np.ndarray:
+        """``rows_of`` as an int64 array (-1 for an id the table does not hold): for many ids at once."""
         wanted = np.asarray(chunk_ids, dtype=np.int64)
+        if not len(self.ids):
+            return np.full(len(wanted), -1, dtype=np.int64)
         rows = np.searchsorted(self.ids, wanted)
         rows[self.ids[np.minimum(rows, len(self.ids) - 1)] != wanted] = -1
-        return rows.tolist()
+        return rows
 
     def build_many(self, rows: list[int]) -> list[Chunk]:
         """The chunks of some rows, each column read once for all of them: a file's chunks are asked for
