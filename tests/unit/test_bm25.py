@@ -727,6 +727,42 @@ def test_postings_are_checked_block_by_block_dropping_the_pages_read(where, monk
         FrozenSegment.from_arrays(list(index.segment.terms), arrays, lambda: None)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_a_segment_made_by_counting_equals_the_sorted_one(seed, monkeypatch) -> None:
+    # A refresh's batches (ascending ids, some documents removed, batches joined) give each term's postings in
+    # the order of their documents: counting places them, in blocks smaller than a batch, exactly where the
+    # sort of one key per posting does. A document added alone with an id among the batches' breaks that
+    # order, and the sort is used.
+    rng = random.Random(seed)
+    monkeypatch.setattr(bm25_segment, "SORT_BLOCK", rng.choice([3, 7, 1 << 20]))
+    vocabulary = [f"w{i}" for i in range(40)] + ["Zeta", "alpha", "ärger"]
+    mutable = MutableBM25()
+    next_id = 0
+    for _ in range(rng.randint(1, 12)):
+        docs = {}
+        for _ in range(rng.randint(1, 9)):
+            docs[next_id] = rng.choices(vocabulary, k=rng.randint(0, 10))
+            next_id += 2
+        mutable.add_many(docs.items())
+    for doc_id in rng.sample(range(0, next_id, 2), min(3, next_id // 2)):
+        mutable.remove(doc_id)
+    interleaved = seed % 2 == 1
+    if interleaved:
+        mutable.add(1, ["alpha", "w1", "w1"])
+    counted_calls = []
+    counted = bm25_segment._counted
+    monkeypatch.setattr(bm25_segment, "_counted", lambda *args: counted_calls.append(result := counted(*args))
+                        or result)
+    made = bm25_segment._added(mutable)
+    assert (counted_calls[0] is None) == interleaved
+    monkeypatch.setattr(bm25_segment, "_counted", lambda *args: None)
+    sorted_ = bm25_segment._added(mutable)
+    assert made[0] == sorted_[0]
+    assert made[1].keys() == sorted_[1].keys()
+    for name, array in sorted_[1].items():
+        assert made[1][name].dtype == array.dtype and np.array_equal(made[1][name], array), name
+
+
 def test_the_mutable_part_gives_its_postings_with_tombstones_at_the_graveyard() -> None:
     # Documents added in bulk and one by one, some of each removed: every live posting is handed over once.
     mutable = MutableBM25()
@@ -736,10 +772,12 @@ def test_the_mutable_part_gives_its_postings_with_tombstones_at_the_graveyard() 
         mutable.add(doc_id, tokens)
     for doc_id in (2, 4, 7):
         mutable.remove(doc_id)
-    terms, term_of, slots, tfs = mutable.all_postings()
+    terms, blocks = mutable.all_postings()
+    term_of, slots, tfs = (np.concatenate(column) for column in zip(*blocks))
     # Nothing changes: a save that fails to write its merged segment keeps every document.
-    again = mutable.all_postings()
-    assert again[0] == terms and all(np.array_equal(a, b) for a, b in zip(again[1:], (term_of, slots, tfs)))
+    again_terms, again = mutable.all_postings()
+    assert again_terms == terms and all(np.array_equal(np.concatenate(a), b)
+                                        for a, b in zip(zip(*again), (term_of, slots, tfs)))
     assert mutable._batches and len(mutable) == len(HAND_CORPUS) + len(extra) - 3
     assert len(set(terms)) == len(terms)
     slot_ids, ids, _ = mutable.documents()

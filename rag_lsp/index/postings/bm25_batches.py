@@ -203,16 +203,12 @@ class Batches:
         """How many documents hold each term some document here holds (the terms unnamed)."""
         return self._df[self._df > 0]
 
-    def columns(self) -> tuple[list[str], dict[str, int], np.ndarray, np.ndarray, np.ndarray]:
-        """Every posting as columns: the vocabulary (a term's number is its position) and its numbering, then
-        each posting's term number, slot (tombstones at the graveyard) and frequency; views of the batch's
-        own columns when there is one batch, else joined copies.
+    def blocks(self) -> tuple[list[str], dict[str, int], list[tuple[np.ndarray, np.ndarray, np.ndarray]]]:
+        """Every posting: the vocabulary (a term's number is its position) and its numbering, then each batch's
+        columns, in the order the batches were added (views): its postings' term numbers, slots (tombstones at
+        the graveyard) and frequencies.
 
         For ``BM25Index``'s merge, which reads them into a segment written to a file; the index keeps them
         until that file serves it, so that a failed writing loses nothing.
         """
-        columns = []
-        for name, dtype in (("term", np.int32), ("slot", np.int32), ("tf", np.float32)):
-            parts = [getattr(batch, name) for batch in self._batches]
-            columns.append(parts[0] if len(parts) == 1 else np.concatenate(parts or [np.zeros(0, dtype)]))
-        return self._terms, self._number, *columns
+        return self._terms, self._number, [(batch.term, batch.slot, batch.tf) for batch in self._batches]

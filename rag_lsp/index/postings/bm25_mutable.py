@@ -318,17 +318,18 @@ class MutableBM25:
         return (np.frombuffer(self._doc_id_at, dtype=_INT64_DTYPE),
                 np.frombuffer(self._doc_len, dtype=_INT64_DTYPE))
 
-    def all_postings(self) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
-        """Every posting, tombstones (slot 0) included: the terms, and each posting's term (its position in
-        them), slot and frequency, in 32-bit columns. Terms no live document holds may be listed.
+    def all_postings(self) -> tuple[list[str], list[tuple[np.ndarray, np.ndarray, np.ndarray]]]:
+        """Every posting, tombstones (slot 0) included: the terms, and blocks of 32-bit columns of each
+        posting's term (its position in the terms), slot and frequency: each bulk batch's (views), then those of
+        the documents added one by one. Terms no live document holds may be listed.
 
         For ``BM25Index``'s merge; nothing here changes. Each term's arrays of the documents added one by
         one are joined as bytes in one C-level pass: a Python loop making numpy arrays per term cost more
         than the merge itself.
         """
-        terms, numbering, term_of, slots, tfs = self._batches.columns()
+        terms, numbering, blocks = self._batches.blocks()
         if not self._postings:
-            return terms, term_of, slots, tfs
+            return terms, blocks
         terms = list(terms)
         postings = list(self._postings.values())
         numbers = []
@@ -339,11 +340,10 @@ class MutableBM25:
                 terms.append(term)
             numbers.append(number)
         counts = np.fromiter(map(len, map(_SLOTS, postings)), dtype=np.int64, count=len(postings))
-        term_of = np.concatenate([term_of, np.repeat(np.array(numbers, dtype=np.int32), counts)])
-        slots = np.concatenate([slots, np.frombuffer(b"".join(map(_SLOTS, postings)), dtype=_INT64_DTYPE)],
-                               dtype=np.int32)
-        tfs = np.concatenate([tfs, np.frombuffer(b"".join(map(_TFS, postings)), dtype=np.float64)], dtype=np.float32)
-        return terms, term_of, slots, tfs
+        alone = (np.repeat(np.array(numbers, dtype=np.int32), counts),
+                 np.frombuffer(b"".join(map(_SLOTS, postings)), dtype=_INT64_DTYPE).astype(np.int32),
+                 np.frombuffer(b"".join(map(_TFS, postings)), dtype=np.float64).astype(np.float32))
+        return terms, [*blocks, alone]
 
     def _take_slot(self, doc_id: int, length: int) -> int:
         """Give a new document a slot, reusing a freed one when there is one."""

@@ -35,6 +35,8 @@ from rag_lsp.index.store.term_table import StoredTerms
 PIECE = 1 << 22
 # Postings checked at a time when a segment is read (``_within``): 16 MB of int32.
 CHECK_BLOCK = 1 << 22
+# Postings placed at a time when a segment is made by counting (``_counted``).
+SORT_BLOCK = 1 << 20
 # The arrays a segment is stored as (``arrays``/``from_arrays``), besides its terms.
 ARRAY_NAMES = ("term_ptr", "post_doc", "post_tf", "doc_ids", "doc_len", "doc_ptr", "doc_terms")
 
@@ -169,26 +171,113 @@ def _whole(pieces: Iterable[np.ndarray]) -> np.ndarray:
 
 
 def _added(mutable: MutableBM25) -> tuple[list[str], dict[str, np.ndarray]]:
-    """The arrays of a segment holding the documents of ``mutable``."""
+    """The arrays of a segment holding the documents of ``mutable``: placed by counting (``_counted``) when
+    each term's postings come in the order of their documents, as a refresh's batches give them, else sorted
+    (``_build``)."""
     slots, ids, lengths = mutable.documents()
     order = np.argsort(ids, kind="stable")
     row_of_slot = np.full(mutable.slot_count, -1, dtype=np.int32)
     row_of_slot[slots[order]] = np.arange(len(order), dtype=np.int32)
-    first_seen, term_of, slot_of, tfs = mutable.all_postings()
+    first_seen, blocks = mutable.all_postings()
     by_name = sorted(range(len(first_seen)), key=first_seen.__getitem__)
     number = np.empty(len(first_seen), dtype=np.int32)
     number[by_name] = np.arange(len(by_name), dtype=np.int32)
+    terms = [first_seen[position] for position in by_name]
+    doc_ids, doc_len = ids[order].astype(np.int64), lengths[order].astype(np.int32)
+    counted = _counted(terms, blocks, number, row_of_slot, doc_ids, doc_len)
+    if counted is not None:
+        return counted
+    # Tombstones point at the graveyard slot, which no row has (a refresh's documents leave none).
+    term_of, slot_of, tfs = (np.concatenate(column) for column in zip(*blocks)) if blocks else \
+        (np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.float32))
     rows = row_of_slot[slot_of]
     del slot_of
-    # Tombstones point at the graveyard slot, which no row has (a refresh's documents leave none).
     kept = rows >= 0
     if kept.all():
         postings = [number[term_of], rows, tfs]
     else:
         postings = [number[term_of[kept]], rows[kept], tfs[kept]]
     del term_of, rows, tfs, kept
-    return _build([first_seen[position] for position in by_name], postings, ids[order].astype(np.int64),
-                  lengths[order].astype(np.int32))
+    return _build(terms, postings, doc_ids, doc_len)
+
+
+def _counted(terms: list[str], blocks: list[tuple[np.ndarray, np.ndarray, np.ndarray]], number: np.ndarray,
+             row_of_slot: np.ndarray, doc_ids: np.ndarray, doc_len: np.ndarray
+             ) -> tuple[list[str], dict[str, np.ndarray]] | None:
+    """``_build``'s arrays made by counting, ``SORT_BLOCK`` postings at a time, from the blocks of term
+    numbers (first-seen; ``number`` gives each its place among the sorted terms), slots and frequencies: each
+    posting goes after its term's earlier ones. None when that leaves some term's rows out of order (a
+    document added one by one among the batches' ids), for ``_build`` to sort.
+
+    Why: a refresh's batches hold each term's postings in the order of their documents, batch after batch, so
+    the order ``_build`` sorts one int64 key per posting into falls out of counting, with no key, no argsort
+    and no joined copy of the batches' columns: at 100,000 files a spill that carried the documents lifted the
+    main process by 130-270 MB, mostly those."""
+    rows_count = len(doc_ids)
+    used = np.zeros(len(terms), dtype=np.int64)
+    for term, slot, _ in blocks:
+        for start in range(0, len(term), SORT_BLOCK):
+            rows = row_of_slot[slot[start : start + SORT_BLOCK]]
+            used += np.bincount(number[term[start : start + SORT_BLOCK][rows >= 0]], minlength=len(terms))
+    if not used.all():
+        # Terms no live document holds are dropped, as ``_build`` drops them.
+        kept = np.flatnonzero(used)
+        renumber = np.full(len(terms), -1, dtype=np.int32)
+        renumber[kept] = np.arange(len(kept), dtype=np.int32)
+        terms, number, used = [terms[n] for n in kept.tolist()], renumber[number], used[kept]
+    term_ptr = np.zeros(len(terms) + 1, dtype=np.int64)
+    np.cumsum(used, out=term_ptr[1:])
+    postings = int(term_ptr[-1])
+    post_doc = np.empty(postings, dtype=np.int32)
+    post_tf = np.empty(postings, dtype=np.float32)
+    cursor = term_ptr[:-1].copy()
+    for term, slot, tf in blocks:
+        for start in range(0, len(term), SORT_BLOCK):
+            rows = row_of_slot[slot[start : start + SORT_BLOCK]]
+            kept = rows >= 0
+            numbers = number[term[start : start + SORT_BLOCK][kept]]
+            at = _placed(numbers, cursor)
+            post_doc[at] = rows[kept]
+            post_tf[at] = tf[start : start + SORT_BLOCK][kept]
+    if not _ascending_within(post_doc, term_ptr):
+        return None
+    doc_ptr = np.zeros(rows_count + 1, dtype=np.int64)
+    np.cumsum(np.bincount(post_doc, minlength=rows_count), out=doc_ptr[1:])
+    # Row-major: counted by row over the term-major postings, so each row's terms come out ascending.
+    doc_terms = np.empty(postings, dtype=np.int32)
+    row_cursor = doc_ptr[:-1].copy()
+    for start in range(0, postings, SORT_BLOCK):
+        end = min(start + SORT_BLOCK, postings)
+        numbers = (np.searchsorted(term_ptr, np.arange(start, end), side="right") - 1).astype(np.int32)
+        doc_terms[_placed(post_doc[start:end], row_cursor)] = numbers
+    return terms, {"term_ptr": term_ptr, "post_doc": post_doc, "post_tf": post_tf, "doc_ids": doc_ids,
+                   "doc_len": doc_len, "doc_ptr": doc_ptr, "doc_terms": doc_terms}
+
+
+def _placed(keys: np.ndarray, cursor: np.ndarray) -> np.ndarray:
+    """Where each of a block's postings goes when they are laid out by ``keys`` (a term or a row), each after
+    the earlier postings of its key: ``cursor`` holds each key's next free place, and moves past the block's."""
+    order = np.argsort(keys, kind="stable")
+    ordered = keys[order]
+    starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1]))) if len(ordered) else \
+        np.zeros(0, dtype=np.int64)
+    runs = np.diff(starts, append=len(ordered))
+    at = np.empty(len(keys), dtype=np.int64)
+    at[order] = cursor[ordered] + (np.arange(len(ordered)) - np.repeat(starts, runs))
+    cursor[ordered[starts]] += runs
+    return at
+
+
+def _ascending_within(post_doc: np.ndarray, term_ptr: np.ndarray) -> bool:
+    """Whether each term's rows rise (a row may fall only where a term's postings begin)."""
+    for start in range(1, len(post_doc), SORT_BLOCK):
+        end = min(start + SORT_BLOCK, len(post_doc))
+        fine = post_doc[start:end] > post_doc[start - 1 : end - 1]
+        first, last = np.searchsorted(term_ptr, [start, end]).tolist()
+        fine[term_ptr[first:last] - start] = True
+        if not fine.all():
+            return False
+    return True
 
 
 def _appended(segment: FrozenSegment, added: FrozenSegment) -> tuple[list[str], dict[str, Iterable[np.ndarray]]]:
