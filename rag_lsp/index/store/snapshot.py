@@ -319,17 +319,19 @@ def _encoded_imports(found: list[Import] | None) -> bytes:
 
 
 def _save_definitions(index: Index, paths: list[str], strings: _Strings, writer: SnapshotWriter) -> None:
-    """Definitions as columns, and the module map's hints."""
-    definitions: list[tuple[int, ...]] = []
+    """Definitions as rows of nine int64 numbers, and the module map's hints. The numbers go straight into one
+    growing array (at 100,000 files a list of tuples of them lifted the final save's memory by 85 MB)."""
+    definitions = array("q")
     hints: dict[int, str] = {}
     for number, path in enumerate(paths):
         for d in index.symbols.in_file(path):
-            definitions.append((number, strings(d.name), strings(d.qualname), strings(d.kind), strings(d.container),
+            definitions.extend((number, strings(d.name), strings(d.qualname), strings(d.kind), strings(d.container),
                                 d.start_line, d.end_line, d.start_byte, d.end_byte))
         hint = index.symbols.modules.hint(path)
         if hint:
             hints[number] = hint
-    writer.array("definitions", np.array(definitions, dtype=np.int64).ravel())
+    writer.array("definitions", np.frombuffer(definitions, dtype=np.int64) if definitions
+                 else np.zeros(0, dtype=np.int64))
     writer.blob("hints", marshal.dumps(hints))
 
 
