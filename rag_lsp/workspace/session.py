@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from rag_lsp.gc_pause import paused_gc, tune_for_answers
-from rag_lsp.heap import resident_file_bytes
+from rag_lsp.heap import map_large_blocks, resident_file_bytes
 from rag_lsp.index.admission import Admission
 from rag_lsp.index.cache import default_cache_root
 from rag_lsp.index.file_bm25 import prepare as prepare_file_table
@@ -125,8 +125,10 @@ class Session:
         in-process tests leave it off so that no process is started behind their back).
         ``wait_for_servers`` is how long a question may wait for a server to start: 0 in the editor, where
         the patterns answer while it starts, longer for one-shot command-line questions."""
-        # A session holds an index and answers questions: the collector runs less often (``gc_pause.py``).
+        # A session holds an index and answers questions: the collector runs less often (``gc_pause.py``), and
+        # large blocks are always mapped of their own, so their pages go back when freed (``heap.py``).
         tune_for_answers()
+        map_large_blocks()
         self.client_settings = client_settings or Settings()
         self.language_servers = language_servers
         self.wait_for_servers = wait_for_servers

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import mmap
 import platform
+import subprocess
+import sys
 
 import pytest
 from conftest import mapped_resident_kb
@@ -14,16 +16,47 @@ from rag_lsp import heap
 
 @pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="malloc_trim is glibc's; elsewhere nothing is called")
 def test_glibc_malloc_trim_is_found_and_called() -> None:
-    trim = heap._malloc_trim()
+    trim = heap._libc("malloc_trim")
     assert trim is not None
     # malloc_trim returns 1 when it gave memory back and 0 when there was none to give; both are fine here.
     assert trim(0) in (0, 1)
     heap.release_free_memory()
 
 
-def test_without_the_function_nothing_is_called(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(heap, "_malloc_trim", lambda: None)
+def test_without_the_functions_nothing_is_called(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(heap, "_libc", lambda name: None)
     heap.release_free_memory()
+    heap.map_large_blocks()
+
+
+WHERE_A_BLOCK_LIVES = """
+import sys
+import numpy as np
+from rag_lsp import heap
+if sys.argv[1] == "fixed":
+    heap.map_large_blocks()
+# Freeing mapped blocks of 4 MB raises glibc's threshold to 4 MB, unless it is fixed.
+for _ in range(3):
+    block = np.ones(4 << 20, dtype=np.uint8)
+    del block
+block = np.ones(1 << 20, dtype=np.uint8)
+address = block.ctypes.data
+for line in open("/proc/self/maps"):
+    low, high = (int(bound, 16) for bound in line.split()[0].split("-"))
+    if low <= address < high:
+        print("heap" if line.rstrip().endswith("[heap]") else "mapped")
+"""
+
+
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc" or platform.system() != "Linux",
+                    reason="the threshold is glibc's, and where a block lives is read from /proc/self/maps")
+@pytest.mark.parametrize(("mode", "expected"), [("fixed", "mapped"), ("default", "heap")])
+def test_with_the_threshold_fixed_a_large_block_is_mapped_of_its_own(mode, expected) -> None:
+    # In a fresh process: 1 MB asked after 4 MB blocks were freed comes from the heap (whose freed pages stay
+    # resident) unless the threshold is fixed.
+    found = subprocess.run([sys.executable, "-c", WHERE_A_BLOCK_LIVES, mode], capture_output=True, text=True,
+                           check=True, timeout=60)
+    assert found.stdout.split() == [expected]
 
 
 @pytest.mark.skipif(platform.system() != "Linux", reason="reads /proc/self/smaps")
