@@ -12,7 +12,6 @@ from itertools import islice
 from types import ModuleType
 from typing import TYPE_CHECKING, TypeVar
 
-from rag_lsp.heap import map_large_blocks
 from rag_lsp.index.cache import encode
 from rag_lsp.index.parsing.parse import parse_file
 from rag_lsp.index.terms import path_tokens, tokenize
@@ -103,9 +102,7 @@ def start_workers() -> ProcessPoolExecutor | None:
 
     # A fork server, because forking a process that runs threads (the language server's) can copy a held lock
     # into the child.
-    # Each worker maps its large blocks of its own, as the process holding the index does (``heap.py``).
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("forkserver"),
-                               initializer=map_large_blocks)
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("forkserver"))
     # Workers start when work is submitted: one task each, which finds the others busy and starts the next.
     with _main_unnamed():
         for _ in range(workers):
