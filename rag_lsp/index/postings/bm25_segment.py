@@ -213,7 +213,7 @@ def _counted(terms: list[str], blocks: list[tuple[np.ndarray, np.ndarray, np.nda
     Why: a refresh's batches hold each term's postings in the order of their documents, batch after batch, so
     the order ``_build`` sorts one int64 key per posting into falls out of counting, with no key, no argsort
     and no joined copy of the batches' columns: at 100,000 files a spill that carried the documents lifted the
-    main process by 130-270 MB, mostly those."""
+    main process by 110-270 MB sorting them, 65-200 MB counting."""
     rows_count = len(doc_ids)
     used = np.zeros(len(terms), dtype=np.int64)
     for term, slot, _ in blocks:
