@@ -8,6 +8,7 @@ import asyncio
 import threading
 import time
 import weakref
+from collections.abc import Iterator
 
 import pytest
 from answers import ask, lookup_of
@@ -31,6 +32,14 @@ def any_build_counts(monkeypatch):
     monkeypatch.setattr(reload, "RELOAD_MIN_PARSED", 1)
 
 
+@pytest.fixture
+def built(ledger_root, any_build_counts) -> Iterator[Session]:
+    """A session whose index of the ledger its refresh built by parsing, closed after the test."""
+    session = indexed(ledger_root)
+    yield session
+    session.close()
+
+
 def answers(session: Session) -> list[dict]:
     found = [ask(session, ContextRequest(question)) for question in QUESTIONS]
     found.append(lookup_of(session, "Ledger.post", "definition"))
@@ -52,31 +61,28 @@ def index_of(session: Session) -> Index:
     return session.root_list()[0][1].index
 
 
-def test_a_built_index_is_replaced_by_its_snapshot_and_answers_the_same(ledger_root, any_build_counts):
-    session = indexed(ledger_root)
-    try:
-        before = answers(session)
-        old = index_of(session)
-        files, stats, version = dict(old.files), old.stats, old.version
-        gone = weakref.ref(old)
-        del old
-        session.settle()
-        new = index_of(session)
-        # Let go, with what the questions derived from it, before the new one loaded.
-        assert gone() is None
-        assert new.version != version
-        assert {path: (e.blob_id, e.chunk_ids) for path, e in new.files.items()} == \
-            {path: (e.blob_id, e.chunk_ids) for path, e in files.items()}
-        assert new.stats is stats
-        assert answers(session) == before
-        # An edit after the replacement is indexed, and a later settle leaves an index that changed alone.
-        source = ledger_root / "shop" / "ledger.py"
-        session.open_document(source, source.read_text() + "\ndef reconcile_accounts():\n    pass\n", 1)
-        assert ask(session, ContextRequest("reconcile_accounts"))["items"][0]["path"] == "shop/ledger.py"
-        session.settle()
-        assert index_of(session) is new
-    finally:
-        session.close()
+def test_a_built_index_is_replaced_by_its_snapshot_and_answers_the_same(built, ledger_root):
+    session = built
+    before = answers(session)
+    old = index_of(session)
+    files, stats, version = dict(old.files), old.stats, old.version
+    gone = weakref.ref(old)
+    del old
+    session.settle()
+    new = index_of(session)
+    # Let go, with what the questions derived from it, before the new one loaded.
+    assert gone() is None
+    assert new.version != version
+    assert {path: (e.blob_id, e.chunk_ids) for path, e in new.files.items()} == \
+        {path: (e.blob_id, e.chunk_ids) for path, e in files.items()}
+    assert new.stats is stats
+    assert answers(session) == before
+    # An edit after the replacement is indexed, and a later settle leaves an index that changed alone.
+    source = ledger_root / "shop" / "ledger.py"
+    session.open_document(source, source.read_text() + "\ndef reconcile_accounts():\n    pass\n", 1)
+    assert ask(session, ContextRequest("reconcile_accounts"))["items"][0]["path"] == "shop/ledger.py"
+    session.settle()
+    assert index_of(session) is new
 
 
 def test_without_a_cache_the_anonymous_snapshot_is_loaded(ledger_root, any_build_counts):
@@ -122,103 +128,91 @@ def test_an_index_not_built_by_parsing_or_changed_since_its_save_is_kept(ledger_
         small.close()
 
 
-def test_an_edit_made_through_the_replaced_index_reaches_its_heir(ledger_root, any_build_counts):
-    session = indexed(ledger_root)
-    try:
-        old = index_of(session)
-        heir = reload.heir_of(old)
-        edited = threading.Thread(target=old.set_file, args=("shop/late.py", "def arrived_late():\n    pass\n"))
-        removed = threading.Thread(target=old.remove_file, args=("shop/currency.py",))
-        with heir.lock:
-            source = old.hand_over(heir)
-            assert source is not None
-            edited.start()
-            removed.start()
-            # Both wait for the heir's loading (its lock), not for the old index.
-            time.sleep(0.2)
-            assert edited.is_alive() and removed.is_alive()
-            heir.adopt(source)
-        edited.join(PATIENCE)
-        removed.join(PATIENCE)
-        assert "shop/late.py" in heir.files and "shop/currency.py" not in heir.files
-        assert heir.symbols.lookup("arrived_late")
-        assert "shop/late.py" not in old.files and "shop/currency.py" in old.files
-    finally:
-        session.close()
+def test_an_edit_made_through_the_replaced_index_reaches_its_heir(built):
+    session = built
+    old = index_of(session)
+    heir = reload.heir_of(old)
+    edited = threading.Thread(target=old.set_file, args=("shop/late.py", "def arrived_late():\n    pass\n"))
+    removed = threading.Thread(target=old.remove_file, args=("shop/currency.py",))
+    with heir.lock:
+        source = old.hand_over(heir)
+        assert source is not None
+        edited.start()
+        removed.start()
+        # Both wait for the heir's loading (its lock), not for the old index.
+        time.sleep(0.2)
+        assert edited.is_alive() and removed.is_alive()
+        heir.adopt(source)
+    edited.join(PATIENCE)
+    removed.join(PATIENCE)
+    assert "shop/late.py" in heir.files and "shop/currency.py" not in heir.files
+    assert heir.symbols.lookup("arrived_late")
+    assert "shop/late.py" not in old.files and "shop/currency.py" in old.files
 
 
-def test_a_question_under_way_keeps_the_replacement_waiting(ledger_root, any_build_counts):
-    session = indexed(ledger_root)
-    try:
-        old = index_of(session)
-        settled = threading.Thread(target=session.settle)
-        with session.answering():
-            settled.start()
-            settled.join(0.3)
-            # A question under way keeps the replacement waiting.
-            assert settled.is_alive() and index_of(session) is old
-        settled.join(PATIENCE)
-        assert not settled.is_alive() and index_of(session) is not old
-    finally:
-        session.close()
-
-
-def test_a_question_asked_while_the_new_index_loads_waits_for_it(ledger_root, any_build_counts, monkeypatch):
-    session = indexed(ledger_root)
-    try:
-        loading, release = threading.Event(), threading.Event()
-        adopt = Index.adopt
-
-        def slow_adopt(index, source):
-            loading.set()
-            assert release.wait(PATIENCE)
-            return adopt(index, source)
-
-        monkeypatch.setattr(Index, "adopt", slow_adopt)
-        seen: list[Index] = []
-
-        def question() -> None:
-            with session.answering():
-                seen.append(index_of(session))
-
-        settled = threading.Thread(target=session.settle)
+def test_a_question_under_way_keeps_the_replacement_waiting(built):
+    session = built
+    old = index_of(session)
+    settled = threading.Thread(target=session.settle)
+    with session.answering():
         settled.start()
-        assert loading.wait(PATIENCE)
-        asked = threading.Thread(target=question)
-        asked.start()
-        asked.join(0.3)
-        assert asked.is_alive() and not seen
-        release.set()
-        asked.join(PATIENCE)
-        settled.join(PATIENCE)
-        assert seen == [index_of(session)] and seen[0].files
-    finally:
-        session.close()
+        settled.join(0.3)
+        # A question under way keeps the replacement waiting.
+        assert settled.is_alive() and index_of(session) is old
+    settled.join(PATIENCE)
+    assert not settled.is_alive() and index_of(session) is not old
 
 
-def test_a_snapshot_that_does_not_load_leaves_the_root_indexed_anew(ledger_root, any_build_counts, monkeypatch):
-    session = indexed(ledger_root)
-    try:
-        before, old = answers(session), index_of(session)
-        adopt = Index.adopt
-        failures = []
+def test_a_question_asked_while_the_new_index_loads_waits_for_it(built, monkeypatch):
+    session = built
+    loading, release = threading.Event(), threading.Event()
+    adopt = Index.adopt
 
-        def failing_once(index, source):
-            if not failures:
-                failures.append(source)
-                raise SnapshotError("snapshot is damaged: a test says so")
-            return adopt(index, source)
+    def slow_adopt(index, source):
+        loading.set()
+        assert release.wait(PATIENCE)
+        return adopt(index, source)
 
-        monkeypatch.setattr(Index, "adopt", failing_once)
-        session.settle()
-        assert failures
-        new = index_of(session)
-        assert new is not old and session.root_list()[0][1].indexed
-        assert new.files.keys() == old.files.keys()
-        assert answers(session) == before
-        assert any("did not load again" in warning for warning in new.cache.warnings)
-    finally:
-        session.close()
+    monkeypatch.setattr(Index, "adopt", slow_adopt)
+    seen: list[Index] = []
+
+    def question() -> None:
+        with session.answering():
+            seen.append(index_of(session))
+
+    settled = threading.Thread(target=session.settle)
+    settled.start()
+    assert loading.wait(PATIENCE)
+    asked = threading.Thread(target=question)
+    asked.start()
+    asked.join(0.3)
+    assert asked.is_alive() and not seen
+    release.set()
+    asked.join(PATIENCE)
+    settled.join(PATIENCE)
+    assert seen == [index_of(session)] and seen[0].files
+
+
+def test_a_snapshot_that_does_not_load_leaves_the_root_indexed_anew(built, monkeypatch):
+    session = built
+    before, old = answers(session), index_of(session)
+    adopt = Index.adopt
+    failures = []
+
+    def failing_once(index, source):
+        if not failures:
+            failures.append(source)
+            raise SnapshotError("snapshot is damaged: a test says so")
+        return adopt(index, source)
+
+    monkeypatch.setattr(Index, "adopt", failing_once)
+    session.settle()
+    assert failures
+    new = index_of(session)
+    assert new is not old and session.root_list()[0][1].indexed
+    assert new.files.keys() == old.files.keys()
+    assert answers(session) == before
+    assert any("did not load again" in warning for warning in new.cache.warnings)
 
 
 def test_the_server_answers_as_a_question_under_way(ledger_root, tmp_path, any_build_counts):
