@@ -32,9 +32,9 @@ _M_MMAP_THRESHOLD = -3
 def map_large_blocks() -> None:
     """Fix glibc's threshold for mapping a block at ``MMAP_THRESHOLD``, which turns off its raising it after
     each such block is freed (nothing elsewhere than glibc). For a process that holds an index and answers
-    questions: at 100,000 files, a cold index asked a question every 2 s ended
-    with 1,442 MB anonymous against 1,571 (the highest seen after a question: 1,442 against 1,794) — score
-    arrays and a spill's columns otherwise came from the heap, whose freed pages stay resident."""
+    questions: at 100,000 files, a cold index asked a question every 2 s ended with 1,442 MB anonymous against
+    1,571 (the highest seen after a question: 1,442 against 1,794); score arrays and a spill's columns
+    otherwise came from the heap, whose freed pages stay resident."""
     mallopt = _libc("mallopt")
     if mallopt is not None:
         mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD)

@@ -74,13 +74,13 @@ class StoredReferences:
         """The paths that have references, in the snapshot's order."""
         return iter(self._bounds)
 
-    def rows_of(self, path: str) -> tuple[int, int]:
+    def file_rows(self, path: str) -> tuple[int, int]:
         """Where a file's rows start and end (an empty range for a file without references)."""
         return self._bounds.get(path, (0, 0))
 
     def of(self, path: str) -> list[Reference]:
         """A file's references, in the order the file listed them (made anew on each call)."""
-        start, end = self.rows_of(path)
+        start, end = self.file_rows(path)
         strings, rows = self._strings, slice(start, end)
         names = [strings[n] for n in _numbers(self._names[rows])]
         kinds = [strings[k] for k in _numbers(self._kinds[rows])]

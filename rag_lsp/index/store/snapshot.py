@@ -266,7 +266,7 @@ def _save_uses(index: Index, paths: list[str], strings: _Strings, writer: Snapsh
     runs: list[list] = []
     for number, path in enumerate(paths):
         if stored is not None and references.is_stored(path):
-            start, end = stored.rows_of(path)
+            start, end = stored.file_rows(path)
             from_stored = True
         else:
             found = references.get(path, ())
