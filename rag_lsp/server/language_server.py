@@ -34,6 +34,8 @@ log = logging.getLogger("rag_lsp.server")
 LENS_REFRESH_DELAY = 0.5
 # How often a question waiting for the first index looks again.
 FIRST_INDEX_POLL_S = 0.05
+# What the indexing progress says while an index built by parsing is replaced by its snapshot (``Session.settle``).
+RELOADING = "loading the index just saved"
 # Logged when a notification handler raised: tests and the fuzzer look for it.
 NOTIFICATION_FAILED = "a notification handler failed"
 # JSON-RPC's code for a body that is not JSON.
@@ -144,6 +146,9 @@ class RagServer(LanguageServer):
                              stats.elapsed_ms)
                     for warning in stats.warnings:
                         log.warning("%s", warning)
+                # An index the run built by parsing is replaced by its snapshot before the progress ends:
+                # requests and edits wait for that load, and the progress says what it is.
+                self.session.settle(lambda: reporter.say(RELOADING))
             finally:
                 reporter.end()
                 if not loop.is_closed():

@@ -44,6 +44,10 @@ class ProgressReporter:
     def report(self, done: int, total: int) -> None:
         self._on_loop(self._report, done, total)
 
+    def say(self, message: str) -> None:
+        """Report ``message`` at the current percentage (what the run does now that the files are indexed)."""
+        self._on_loop(self._say, message)
+
     def end(self) -> None:
         self._on_loop(self._end)
 
@@ -76,6 +80,12 @@ class ProgressReporter:
             assert self.token is not None
             self.server.work_done_progress.report(self.token, types.WorkDoneProgressReport(
                 message=f"{done}/{total} files", percentage=percent))
+
+    def _say(self, message: str) -> None:
+        if self.accepted and not self.ended:
+            assert self.token is not None
+            self.server.work_done_progress.report(self.token, types.WorkDoneProgressReport(
+                message=message, percentage=max(self.percent, 0)))
 
     def _end(self) -> None:
         self.ended = True

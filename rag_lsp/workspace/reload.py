@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import gc
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
@@ -73,7 +73,7 @@ class AnswerGate:
             self._condition.notify_all()
 
 
-def replace_built_index(root: _Root) -> bool:
+def replace_built_index(root: _Root, replacing: Callable[[], None] | None = None) -> bool:
     """Put in ``root``'s place an index loaded from the snapshot its index last saved, when a refresh built that
     index by parsing (``RELOAD_MIN_PARSED`` files and most of its files) and it has not changed since its save
     (``Index.hand_over``); the gate is closed and drained. True when the snapshot failed to load: the root is
@@ -82,7 +82,8 @@ def replace_built_index(root: _Root) -> bool:
     The old index is let go before the new one loads, with what the questions derived from it (weakly keyed
     tables), so the two are never held at once and no cycle of the old is frozen with the new objects
     (``Index.adopt`` moves what it loads out of the collector's sight). Edits that took the old index just
-    before go to the new one once it is loaded (``hand_over``)."""
+    before go to the new one once it is loaded (``hand_over``). ``replacing()`` is called once the replacement
+    is certain, before the loading."""
     old = root.index
     parsed = old.stats.parsed
     if parsed < RELOAD_MIN_PARSED or parsed * 2 < len(old.files):
@@ -92,6 +93,8 @@ def replace_built_index(root: _Root) -> bool:
         source = old.hand_over(heir)
         if source is None:
             return False
+        if replacing is not None:
+            replacing()
         root.index = heir
         del old
         gc.collect()

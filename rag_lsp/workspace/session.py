@@ -16,6 +16,7 @@ from __future__ import annotations
 import gc
 import threading
 import time
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -583,12 +584,13 @@ class Session:
         root and no replaced index is kept alive by a question while its heir loads."""
         return self._gate.answering()
 
-    def settle(self) -> None:
+    def settle(self, replacing: Callable[[], None] | None = None) -> None:
         """Replace each root's index that its indexing built by parsing with one loaded from the snapshot it
         then saved (``workspace/reload.py``; ``Index.hand_over`` says when). Questions wait for the loading
         (4.7 s at 100,000 files, 0.2 s on Django); edits wait for it, then go to the new
         index. A snapshot that fails to load leaves the root to be indexed again, as on a first start. Roots
-        with vectors keep their index: the vectors embed the chunks of that object."""
+        with vectors keep their index: the vectors embed the chunks of that object. ``replacing()`` is called as
+        each replacement begins."""
         for path, root in self.root_list():
             with self._lock:
                 if root.refreshing or root.vectors is not None or self.roots.get(path) is not root:
@@ -596,7 +598,7 @@ class Session:
                 self._gate.close()
             try:
                 self._gate.drain()
-                failed = replace_built_index(root)
+                failed = replace_built_index(root, replacing)
             finally:
                 self._gate.open()
             if failed:

@@ -9,6 +9,8 @@ import pytest
 from conftest import write_tree
 from raw_client import ACCEPT, IGNORE, REFUSE, RawServer
 
+from rag_lsp.server.language_server import RELOADING
+
 
 def files_indexed(server: RawServer, expected: int, timeout: float = 60) -> dict:
     """Ask ragLsp/status until ``expected`` files are indexed and indexing is over; the last status."""
@@ -45,6 +47,21 @@ def test_progress_is_reported_for_an_accepted_token(ledger_root, tmp_path):
         kinds = server.progress_kinds()
         assert kinds[0] == "begin" and kinds[-1] == "end" and set(kinds[1:-1]) <= {"report"}
         assert server.result("ragLsp/status")["files"] == 6
+        assert server.stop() == 0
+
+
+def test_the_progress_stays_open_while_a_built_index_is_replaced_by_its_snapshot(tmp_path):
+    # 1,200 files parsed: past RELOAD_MIN_PARSED, so the first index is replaced by the one its snapshot loads
+    # (``Session.settle``) before the progress ends, and the progress says so after the last file.
+    root = write_tree(tmp_path / "big", {f"pkg/mod_{i:04}.py": f"def widget_{i}(value):\n    return value + {i}\n"
+                                         for i in range(1200)})
+    with RawServer(tmp_path, answer=ACCEPT) as server:
+        server.initialize([root], progress=True)
+        server.wait_for(lambda: "end" in server.progress_kinds(), what="the end of indexing progress", timeout=120)
+        values = [n["params"]["value"] for n in server.notifications if n["method"] == "$/progress"]
+        messages = [value.get("message") for value in values if value["kind"] == "report"]
+        assert messages[-2:] == ["1200/1200 files", RELOADING] and values[-1]["kind"] == "end"
+        assert server.result("ragLsp/context", {"query": "widget_7 value"})["items"][0]["path"] == "pkg/mod_0007.py"
         assert server.stop() == 0
 
 
