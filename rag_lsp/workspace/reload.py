@@ -73,10 +73,15 @@ class AnswerGate:
             self._condition.notify_all()
 
 
+def worth_replacing(index: Index) -> bool:
+    """Whether a refresh built ``index`` by parsing: ``RELOAD_MIN_PARSED`` files and most of its files."""
+    parsed = index.stats.parsed
+    return parsed >= RELOAD_MIN_PARSED and parsed * 2 >= len(index.files)
+
+
 def replace_built_index(root: _Root, replacing: Callable[[], None] | None = None) -> bool:
-    """Put in ``root``'s place an index loaded from the snapshot its index last saved, when a refresh built that
-    index by parsing (``RELOAD_MIN_PARSED`` files and most of its files) and it has not changed since its save
-    (``Index.hand_over``); the gate is closed and drained. True when the snapshot failed to load: the root is
+    """Put in ``root``'s place an index loaded from the snapshot its index last saved, when it has not changed
+    since that save (``Index.hand_over``); for an index ``worth_replacing``, the gate closed and drained. True when the snapshot failed to load: the root is
     then marked not indexed, and must be indexed again.
 
     The old index is let go before the new one loads, with what the questions derived from it (weakly keyed
@@ -85,9 +90,6 @@ def replace_built_index(root: _Root, replacing: Callable[[], None] | None = None
     before go to the new one once it is loaded (``hand_over``). ``replacing()`` is called once the replacement
     is certain, before the loading."""
     old = root.index
-    parsed = old.stats.parsed
-    if parsed < RELOAD_MIN_PARSED or parsed * 2 < len(old.files):
-        return False
     heir = heir_of(old)
     with heir.lock:
         source = old.hand_over(heir)

@@ -43,7 +43,7 @@ from rag_lsp.retrieval.ranking.centrality import graph
 from rag_lsp.retrieval.ranking.rerank import workspace_of
 from rag_lsp.retrieval.strategies.base import Budget
 from rag_lsp.workspace.documents import EditError, OpenDocument, TextEdit
-from rag_lsp.workspace.reload import AnswerGate, replace_built_index
+from rag_lsp.workspace.reload import AnswerGate, replace_built_index, worth_replacing
 from rag_lsp.workspace.settings import (
     OPERATOR_FILE,
     Settings,
@@ -586,14 +586,14 @@ class Session:
 
     def settle(self, replacing: Callable[[], None] | None = None) -> None:
         """Replace each root's index that its indexing built by parsing with one loaded from the snapshot it
-        then saved (``workspace/reload.py``; ``Index.hand_over`` says when). Questions wait for the loading
-        (4.7 s at 100,000 files, 0.2 s on Django); edits wait for it, then go to the new
-        index. A snapshot that fails to load leaves the root to be indexed again, as on a first start. Roots
-        with vectors keep their index: the vectors embed the chunks of that object. ``replacing()`` is called as
-        each replacement begins."""
+        then saved (``workspace/reload.py`` says when). Questions wait for the loading (4.7 s at 100,000 files,
+        0.2 s on Django); edits wait for it, then go to the new index. A snapshot that fails to load leaves the
+        root to be indexed again, as on a first start. Roots with vectors keep their index: the vectors embed
+        the chunks of that object. ``replacing()`` is called as each replacement begins."""
         for path, root in self.root_list():
             with self._lock:
-                if root.refreshing or root.vectors is not None or self.roots.get(path) is not root:
+                if (root.refreshing or root.vectors is not None or self.roots.get(path) is not root
+                        or not worth_replacing(root.index)):
                     continue
                 self._gate.close()
             try:

@@ -128,6 +128,22 @@ def test_an_index_not_built_by_parsing_or_changed_since_its_save_is_kept(ledger_
         small.close()
 
 
+def test_an_index_not_worth_replacing_keeps_no_question_waiting(ledger_root):
+    # The ledger's few files are below RELOAD_MIN_PARSED: settling (every server start does it) passes by
+    # without closing the gate, so a question under way neither waits for it nor makes it wait.
+    session = indexed(ledger_root)
+    try:
+        index = index_of(session)
+        settled = threading.Thread(target=session.settle)
+        with session.answering():
+            settled.start()
+            settled.join(PATIENCE)
+            assert not settled.is_alive()
+        assert index_of(session) is index
+    finally:
+        session.close()
+
+
 def test_an_edit_made_through_the_replaced_index_reaches_its_heir(built):
     session = built
     old = index_of(session)
