@@ -77,15 +77,16 @@ class ProgressReporter:
         percent = self._percent()
         if self.accepted and not self.ended and percent != self.percent:
             self.percent = percent
-            assert self.token is not None
-            self.server.work_done_progress.report(self.token, types.WorkDoneProgressReport(
-                message=f"{done}/{total} files", percentage=percent))
+            self._send_report(f"{done}/{total} files")
 
     def _say(self, message: str) -> None:
         if self.accepted and not self.ended:
-            assert self.token is not None
-            self.server.work_done_progress.report(self.token, types.WorkDoneProgressReport(
-                message=message, percentage=max(self.percent, 0)))
+            self._send_report(message)
+
+    def _send_report(self, message: str) -> None:
+        assert self.token is not None
+        self.server.work_done_progress.report(self.token, types.WorkDoneProgressReport(
+            message=message, percentage=max(self.percent, 0)))
 
     def _end(self) -> None:
         self.ended = True

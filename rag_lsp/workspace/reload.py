@@ -42,7 +42,7 @@ class AnswerGate:
     def answering(self) -> Iterator[None]:
         """The block is a question under way (it first waits for a replacement to end)."""
         with self._condition:
-            self._condition.wait_for(lambda: not self._replacing)
+            self.wait_open()
             self._answering += 1
         try:
             yield

@@ -289,22 +289,15 @@ def _save_uses(index: Index, paths: list[str], strings: _Strings, writer: Snapsh
         elif end > start:
             runs.append([from_stored, start, end])
     writer.array("reference_files", np.repeat(np.arange(len(paths), dtype=np.int32), counts))
-    held = stored.columns() if stored is not None else None
+    held, table = stored.columns() if stored is not None else (None, ())
     for column, name in enumerate(REFERENCE_COLUMNS[1:], start=1):
         mine = np.frombuffer(own[name], dtype=np.int32) if len(own[name]) else np.zeros(0, dtype=np.int32)
-        pieces = []
-        if held is not None:
-            (columns, table) = held
-            theirs = columns[column]
-            if name in ("names", "kinds"):
-                mapping = _string_map(strings, table, (theirs[start:end] for from_stored, start, end in runs
-                                                       if from_stored))
-                pieces = [mapping[theirs[start:end]] if from_stored else mine[start:end]
-                          for from_stored, start, end in runs]
-            else:
-                pieces = [theirs[start:end] if from_stored else mine[start:end] for from_stored, start, end in runs]
-        elif runs:
-            pieces = [mine]
+        theirs = held[column] if held is not None else mine
+        # Names and kinds are numbers into the old file's strings: made numbers into this file's.
+        mapping = _string_map(strings, table, (theirs[start:end] for from_stored, start, end in runs if from_stored)) \
+            if held is not None and name in ("names", "kinds") else None
+        pieces = [(theirs[start:end] if mapping is None else mapping[theirs[start:end]]) if from_stored
+                  else mine[start:end] for from_stored, start, end in runs]
         writer.array(f"reference_{name}", np.concatenate(pieces).astype(np.int32, copy=False) if pieces
                      else np.zeros(0, dtype=np.int32))
     stored_imports = index.imports.stored
